@@ -1,0 +1,49 @@
+// agentbox: one program, dispatched on its first argument. Each subcommand lives in its own
+// file; this one only routes.
+#include <cstdio>
+#include <span>
+#include <string_view>
+
+#include "cli/commands.h"
+
+namespace {
+
+constexpr std::string_view kHelp =
+    "agentbox: run AI agents' code in a sandbox the kernel enforces\n"
+    "\n"
+    "usage: agentbox COMMAND [OPTIONS]\n"
+    "\n"
+    "commands:\n"
+    "  policy clamp   show how a request is narrowed to the operator's ceiling\n"
+    "  demo           show agentbox at work on a throwaway fixture\n"
+    "\n"
+    "options:\n"
+    "  --version      print the version\n"
+    "  --help         show this help\n"
+    "\n"
+    "'agentbox COMMAND --help' describes each command.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::span<char* const> args(argv, static_cast<size_t>(argc));
+  if (args.size() < 2) {
+    std::fputs(kHelp.data(), stderr);
+    return agentbox::kExitRefused;
+  }
+  const std::string_view command = args[1];
+  const auto rest = args.subspan(2);
+  if (command == "--version" || command == "version") {
+    std::printf("agentbox %s\n", AGENTBOX_VERSION);
+    return 0;
+  }
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kHelp.data(), stdout);
+    return 0;
+  }
+  if (command == "policy") return agentbox::PolicyCommand(rest);
+  if (command == "demo") return agentbox::DemoCommand(rest);
+  std::fprintf(stderr, "agentbox: unknown command '%.*s' (see agentbox --help)\n",
+               static_cast<int>(command.size()), command.data());
+  return agentbox::kExitRefused;
+}
