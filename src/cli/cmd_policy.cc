@@ -85,7 +85,7 @@ int Clamp(std::span<char* const> args) {
   auto result = agentbox::Clamp(*ceiling, Request{std::move(*request)}, ctx);
   if (!result) return Fail(result.error());
   if (json) {
-    std::printf("%s\n", ClampResultToJson(*result).dump(2).c_str());
+    std::printf("%s\n", DumpJson(ClampResultToJson(*result), 2).c_str());
   } else {
     PrintHuman(*result);
   }

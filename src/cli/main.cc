@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "executor/sandbox.h"
 
 namespace {
 
@@ -14,6 +15,7 @@ constexpr std::string_view kHelp =
     "usage: agentbox COMMAND [OPTIONS]\n"
     "\n"
     "commands:\n"
+    "  run            run a command in a sandbox\n"
     "  policy clamp   show how a request is narrowed to the operator's ceiling\n"
     "  demo           show agentbox at work on a throwaway fixture\n"
     "\n"
@@ -25,7 +27,8 @@ constexpr std::string_view kHelp =
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv, char** envp) {
+  agentbox::RememberProcessStrings(argc, argv, envp);
   const std::span<char* const> args(argv, static_cast<size_t>(argc));
   if (args.size() < 2) {
     std::fputs(kHelp.data(), stderr);
@@ -41,6 +44,7 @@ int main(int argc, char** argv) {
     std::fputs(kHelp.data(), stdout);
     return 0;
   }
+  if (command == "run") return agentbox::RunCommand(rest);
   if (command == "policy") return agentbox::PolicyCommand(rest);
   if (command == "demo") return agentbox::DemoCommand(rest);
   std::fprintf(stderr, "agentbox: unknown command '%.*s' (see agentbox --help)\n",

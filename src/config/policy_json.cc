@@ -20,12 +20,10 @@ using nlohmann::json;
 Error PolicyError(std::string context) { return MakeError(ErrorCode::kPolicy, std::move(context)); }
 
 // An optional integer field that, when present, must be at least 1.
-Result<std::optional<uint64_t>> OptionalPositive(const StrictObject& object,
-                                                 std::string_view key) {
+Result<std::optional<uint64_t>> OptionalPositive(const StrictObject& object, std::string_view key) {
   auto value = object.OptionalUint64(key);
   if (value && *value && **value == 0) {
-    return PolicyError(object.FieldLocation(key) + ": " + std::string(key) +
-                       " must be at least 1");
+    return PolicyError(object.FieldLocation(key) + ": " + std::string(key) + " must be at least 1");
   }
   return value;
 }
@@ -54,9 +52,9 @@ Result<Network> ParseNetwork(const json& value) {
     const auto& mode = value.get_ref<const json::string_t&>();
     if (mode == "block") return Network{NetworkMode::kBlock, {}, {}};
     if (mode == "allow") return Network{NetworkMode::kAllow, {}, {}};
-    return PolicyError(std::string(kLocation) + ": unknown network mode " +
-                       QuoteForMessage(mode) +
-                       " (expected \"block\", \"allow\" or {\"proxy\": {\"allowDomains\": [...]}})");
+    return PolicyError(
+        std::string(kLocation) + ": unknown network mode " + QuoteForMessage(mode) +
+        " (expected \"block\", \"allow\" or {\"proxy\": {\"allowDomains\": [...]}})");
   }
   if (!value.is_object()) {
     return PolicyError(std::string(kLocation) +
@@ -102,8 +100,7 @@ Status ParseLimits(const json& value, Limits& out) {
 }
 
 Result<PolicyDocument> ParseDocument(const json& value) {
-  auto root =
-      StrictObject::Open(value, "", {"filesystem", "network", "timeoutMs", "limits"});
+  auto root = StrictObject::Open(value, "", {"filesystem", "network", "timeoutMs", "limits"});
   if (!root) return root.error();
   PolicyDocument doc;
   if (const json* fs = root->Find("filesystem")) {
@@ -136,9 +133,8 @@ json NetworkToJson(const Network& network) {
     case NetworkMode::kProxy:
       break;
   }
-  return json{{"proxy",
-               {{"allowDomains", network.allow_domains},
-                {"denyDomains", network.deny_domains}}}};
+  return json{
+      {"proxy", {{"allowDomains", network.allow_domains}, {"denyDomains", network.deny_domains}}}};
 }
 
 json LimitsToJson(const Limits& limits) {

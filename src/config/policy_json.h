@@ -16,12 +16,12 @@
 // them with DumpJson (config/strict_json.h), which cannot throw.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "base/result.h"
+#include "config/strict_json.h"  // DumpJson
 #include "policy/policy.h"
 
 namespace agentbox {

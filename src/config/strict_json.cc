@@ -18,11 +18,33 @@ Error AtError(std::string_view location, std::string_view message) {
   return PolicyError(std::move(context));
 }
 
+// Escapes every byte outside printable ASCII as \xNN (and `"` and `\` if asked).
+std::string EscapeForMessage(std::string_view s, bool escape_quotes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (escape_quotes && (c == '"' || c == '\\')) {
+      out += '\\';
+      out += c;
+    } else if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  return out;
+}
+
 // "got string", "got number -1", "got null": what a value of the wrong type was.
 std::string Got(const json& value) {
   std::string out = "got ";
   out += value.type_name();
-  if (value.is_number() || value.is_boolean()) {
+  if (value.is_number_integer() && !value.is_number_unsigned() && value == 0) {
+    out += " -0";  // the only signed integer the parser gives that dumps without a sign
+  } else if (value.is_number() || value.is_boolean()) {
     out += ' ';
     out += DumpJson(value);
   }
@@ -45,9 +67,8 @@ std::string DescribeParseError(const char* what) {
       text.remove_prefix(colon + 2);
     }
   }
-  const std::string quoted = QuoteForMessage(text);
   out += ": ";
-  out += std::string_view(quoted).substr(1, quoted.size() - 2);  // without the quotes
+  out += EscapeForMessage(text, /*escape_quotes=*/false);
   return out;
 }
 
@@ -62,9 +83,7 @@ class StrictDomBuilder {
   bool boolean(bool v) { return Add(json(v)); }
   bool number_integer(json::number_integer_t v) { return Add(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return Add(json(v)); }
-  bool number_float(json::number_float_t v, const json::string_t& /*text*/) {
-    return Add(json(v));
-  }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return Add(json(v)); }
   bool string(json::string_t& v) { return Add(json(std::move(v))); }
   bool binary(json::binary_t& /*v*/) {
     error_ = "binary values are not JSON";
@@ -180,23 +199,7 @@ std::string DumpJson(const json& value, int indent) {
 }
 
 std::string QuoteForMessage(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
-    }
-  }
-  out += '"';
-  return out;
+  return '"' + EscapeForMessage(s, /*escape_quotes=*/true) + '"';
 }
 
 std::string ChildLocation(std::string_view parent, std::string_view key) {
@@ -250,8 +253,8 @@ Result<uint64_t> ReadUint64(const json& value, std::string_view location) {
   // The parser stores every non-negative integer that fits in 64 bits as unsigned; negative
   // ones as signed, and fractions, exponents and larger integers as floating point.
   if (!value.is_number_unsigned()) {
-    return AtError(location, "expected a non-negative integer (at most 18446744073709551615), " +
-                                 Got(value));
+    return AtError(location,
+                   "expected a non-negative integer (at most 18446744073709551615), " + Got(value));
   }
   return value.get<uint64_t>();
 }

@@ -15,12 +15,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/result.h"
 
@@ -68,8 +68,8 @@ inline constexpr size_t kMaxJsonDepth = 64;               // nested objects/arra
 [[nodiscard]] Result<std::vector<std::string>> ReadStringArray(const nlohmann::json& value,
                                                                std::string_view location);
 // Like ReadStringArray, each element checked as ReadNonEmptyString.
-[[nodiscard]] Result<std::vector<std::string>> ReadNonEmptyStringArray(
-    const nlohmann::json& value, std::string_view location);
+[[nodiscard]] Result<std::vector<std::string>> ReadNonEmptyStringArray(const nlohmann::json& value,
+                                                                       std::string_view location);
 
 // A JSON object checked against a fixed set of field names. Borrows the json value: it must
 // outlive the StrictObject.
@@ -77,8 +77,7 @@ class StrictObject {
  public:
   // Fails unless `value` is an object whose every key is in `allowed`
   // ("/filesystem: unknown field \"x\" (expected one of: readonly, readwrite, denied)").
-  [[nodiscard]] static Result<StrictObject> Open(const nlohmann::json& value,
-                                                 std::string location,
+  [[nodiscard]] static Result<StrictObject> Open(const nlohmann::json& value, std::string location,
                                                  std::initializer_list<std::string_view> allowed);
 
   [[nodiscard]] const std::string& location() const { return location_; }

@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "replay: %zu inputs\n", runs);
   if (runs == 0) {
-    std::fprintf(stderr, "replay: no inputs (usage: %s DIR|FILE...)\n", argc > 0 ? argv[0] : "replay");
+    std::fprintf(stderr, "replay: no inputs (usage: %s DIR|FILE...)\n",
+                 argc > 0 ? argv[0] : "replay");
     return 1;
   }
   return ok ? 0 : 1;

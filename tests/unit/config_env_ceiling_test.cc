@@ -1,11 +1,11 @@
 // Tests for config/env_ceiling: the operator ceiling read from AGENTBOX_* variables.
-#include "config/env_ceiling.h"
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
+#include "config/env_ceiling.h"
 
 namespace agentbox {
 namespace {
@@ -121,8 +121,7 @@ TEST(EnvCeiling, AllTogether) {
 }
 
 TEST(EnvCeiling, OneBadVariableFailsTheWholeCeiling) {
-  EXPECT_THAT(RejectMessage({{"AGENTBOX_READONLY_PATHS", "/usr"},
-                             {"AGENTBOX_TIMEOUT_MS", "soon"}}),
+  EXPECT_THAT(RejectMessage({{"AGENTBOX_READONLY_PATHS", "/usr"}, {"AGENTBOX_TIMEOUT_MS", "soon"}}),
               HasSubstr("AGENTBOX_TIMEOUT_MS"));
 }
 

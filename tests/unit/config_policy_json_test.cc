@@ -1,7 +1,7 @@
 // Tests for config/policy_json and the strict JSON layer beneath it.
-#include "config/policy_json.h"
-
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,9 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
+#include "config/policy_json.h"
 #include "config/strict_json.h"
 
 namespace agentbox {
@@ -52,8 +50,7 @@ TEST(PolicyJson, EveryFieldValid) {
   EXPECT_EQ(doc.filesystem.denied, (std::vector<std::string>{"~/src/.env"}));
   ASSERT_TRUE(doc.network.has_value());
   EXPECT_EQ(doc.network->mode, NetworkMode::kProxy);
-  EXPECT_EQ(doc.network->allow_domains,
-            (std::vector<std::string>{"pypi.org", "*.github.com:443"}));
+  EXPECT_EQ(doc.network->allow_domains, (std::vector<std::string>{"pypi.org", "*.github.com:443"}));
   EXPECT_EQ(doc.network->deny_domains, (std::vector<std::string>{"evil.github.com"}));
   EXPECT_EQ(doc.timeout_ms, 60000u);
   EXPECT_EQ(doc.limits.pids, 256u);
@@ -112,12 +109,10 @@ TEST(PolicyJson, DuplicateKeyTopLevel) {
 }
 
 TEST(PolicyJson, DuplicateKeyNested) {
+  EXPECT_THAT(RejectMessage(R"({"filesystem": {"readonly": ["/a"], "readonly": ["/"]}})"),
+              HasSubstr("duplicate key \"readonly\" at /filesystem"));
   EXPECT_THAT(
-      RejectMessage(R"({"filesystem": {"readonly": ["/a"], "readonly": ["/"]}})"),
-      HasSubstr("duplicate key \"readonly\" at /filesystem"));
-  EXPECT_THAT(
-      RejectMessage(
-          R"({"network": {"proxy": {"allowDomains": ["a"], "allowDomains": ["b"]}}})"),
+      RejectMessage(R"({"network": {"proxy": {"allowDomains": ["a"], "allowDomains": ["b"]}}})"),
       HasSubstr("duplicate key \"allowDomains\" at /network/proxy"));
 }
 
@@ -163,6 +158,7 @@ TEST(PolicyJson, IntegersMustBeNonNegativeWholeNumbers) {
   EXPECT_THAT(RejectMessage(R"({"timeoutMs": 1000.0})"), HasSubstr("/timeoutMs: expected"));
   EXPECT_THAT(RejectMessage(R"({"timeoutMs": 1e3})"), HasSubstr("/timeoutMs: expected"));
   EXPECT_THAT(RejectMessage(R"({"timeoutMs": -1})"), HasSubstr("got number -1"));
+  EXPECT_THAT(RejectMessage(R"({"timeoutMs": -0})"), HasSubstr("got number -0"));
   EXPECT_THAT(RejectMessage(R"({"timeoutMs": true})"), HasSubstr("got boolean true"));
   EXPECT_THAT(RejectMessage(R"({"timeoutMs": "100"})"), HasSubstr("got string"));
   EXPECT_THAT(RejectMessage(R"({"timeoutMs": 18446744073709551616})"),

@@ -1,0 +1,236 @@
+// The sandbox's pid 1. See stages.h: no allocation, raw syscalls only.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "executor/stages.h"
+#include "linux/caps.h"
+#include "linux/child_util.h"
+#include "linux/landlock.h"
+#include "linux/mount.h"
+#include "linux/netns.h"
+#include "linux/seccomp.h"
+#include "linux/userns.h"
+
+namespace agentbox {
+namespace {
+
+void Report(const ChildContext& ctx, const ChildReport& report) {
+  // A short write to a pipe of this size is atomic; nothing useful to do if it fails.
+  [[maybe_unused]] const ssize_t n = ::write(ctx.status_fd, &report, sizeof(report));
+}
+
+[[noreturn]] void Fail(const ChildContext& ctx, Stage stage, int err, int detail = -1) {
+  Report(ctx, {ChildReport::kSetupFailed, static_cast<int32_t>(stage), err, detail, 0});
+  ::_exit(125);
+}
+
+// Closes every fd >= 3 except those in `keep` (unsorted, -1 entries ignored).
+int CloseAllExcept(const int* keep, size_t n) {
+  int kept[8];
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < 8; ++i) {
+    if (keep[i] >= 3) kept[k++] = keep[i];
+  }
+  for (size_t i = 1; i < k; ++i) {  // insertion sort, k is tiny
+    for (size_t j = i; j > 0 && kept[j - 1] > kept[j]; --j) std::swap(kept[j - 1], kept[j]);
+  }
+  unsigned from = 3;
+  for (size_t i = 0; i < k; ++i) {
+    const unsigned fd = static_cast<unsigned>(kept[i]);
+    if (fd > from && ::syscall(SYS_close_range, from, fd - 1, 0) != 0) return errno;
+    from = fd + 1;
+  }
+  if (::syscall(SYS_close_range, from, ~0U, 0) != 0) return errno;
+  return 0;
+}
+
+int MoveFd(int from, int to) {
+  if (from < 0 || from == to) return 0;
+  if (::dup2(from, to) < 0) return errno;
+  return 0;
+}
+
+// execvpe without allocation: argv[0] with a slash is run as is, otherwise each PATH entry
+// is tried; EACCES from any entry is reported if no entry succeeds (as execvp does).
+int ExecSearch(const ChildContext& ctx) {
+  const char* file = ctx.argv[0];
+  if (std::strchr(file, '/') != nullptr) {
+    ::execve(file, ctx.argv, ctx.envp);
+    return errno;
+  }
+  int result = ENOENT;
+  const char* path = ctx.plan->path_env.c_str();
+  while (true) {
+    const char* end = std::strchr(path, ':');
+    const size_t len = end == nullptr ? std::strlen(path) : static_cast<size_t>(end - path);
+    child::PathBuf candidate;
+    char dir[4096];
+    if (len > 0 && len < sizeof(dir)) {
+      std::memcpy(dir, path, len);
+      dir[len] = '\0';
+      if (candidate.Append(dir) && candidate.Append("/") && candidate.Append(file)) {
+        ::execve(candidate.c_str(), ctx.argv, ctx.envp);
+        if (errno == EACCES) result = EACCES;
+        else if (errno != ENOENT && errno != ENOTDIR) return errno;
+      }
+    }
+    if (end == nullptr) return result;
+    path = end + 1;
+  }
+}
+
+sigset_t ForwardedSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH,
+                        SIGCONT, SIGALRM}) {
+    sigaddset(&set, sig);
+  }
+  return set;
+}
+
+// The program, in pid 1's child: fresh session, clean signal state, exec.
+[[noreturn]] void StartProgram(const ChildContext& ctx) {
+  ::setsid();  // no controlling terminal: TIOCSTI into the caller's terminal is impossible
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+  }
+  sigset_t empty;
+  sigemptyset(&empty);
+  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+  const int err = ExecSearch(ctx);
+  Report(ctx, {ChildReport::kExecFailed, static_cast<int32_t>(Stage::kExec), err, -1, 0});
+  ::_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
+}
+
+// Reaps orphans, forwards signals to the program's process group, and reports the
+// program's end. Exiting as pid 1 makes the kernel kill everything left in the sandbox.
+[[noreturn]] void Supervise(const ChildContext& ctx, pid_t program) {
+  const sigset_t set = ForwardedSignals();
+  while (true) {
+    siginfo_t info{};
+    if (::sigwaitinfo(&set, &info) < 0) continue;
+    if (info.si_signo != SIGCHLD) {
+      ::kill(-program, info.si_signo);
+      continue;
+    }
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      if (pid != program) continue;
+      if (WIFSIGNALED(status)) {
+        Report(ctx, {ChildReport::kSignaled, 0, 0, -1, WTERMSIG(status)});
+      } else {
+        Report(ctx, {ChildReport::kExited, 0, 0, -1, WEXITSTATUS(status)});
+      }
+      ::_exit(0);
+    }
+  }
+}
+
+}  // namespace
+
+[[noreturn]] void SandboxInit(const ChildContext& ctx) noexcept {
+  SandboxPlan& plan = *ctx.plan;
+
+  // Stage table: the order of setup lives here and nowhere else.
+  // kLifeline: SIGKILL when the supervisor dies; if it already died, stop now.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail(ctx, Stage::kLifeline, errno);
+  pollfd lifeline{ctx.lifeline_fd, POLLIN, 0};
+  if (::poll(&lifeline, 1, 0) > 0 && (lifeline.revents & POLLHUP) != 0 &&
+      (lifeline.revents & POLLIN) == 0) {
+    ::_exit(125);
+  }
+
+  if (int err = MoveFd(ctx.stdin_fd, 0); err != 0) Fail(ctx, Stage::kStdio, err);
+  if (int err = MoveFd(ctx.stdout_fd, 1); err != 0) Fail(ctx, Stage::kStdio, err);
+  if (int err = MoveFd(ctx.stderr_fd, 2); err != 0) Fail(ctx, Stage::kStdio, err);
+
+  const int keep[] = {ctx.status_fd, ctx.lifeline_fd, ctx.ruleset_fd};
+  if (int err = CloseAllExcept(keep, 3); err != 0) Fail(ctx, Stage::kCloseFds, err);
+
+  if (int err = WriteIdMapsInChild(plan.id_maps); err != 0) Fail(ctx, Stage::kIdMaps, err);
+
+  if (ctx.scrub_begin != nullptr && ctx.scrub_end > ctx.scrub_begin) {
+    std::memset(ctx.scrub_begin, 0, static_cast<size_t>(ctx.scrub_end - ctx.scrub_begin));
+  }
+
+  if (const MountFailure f = ApplyMountPlanInChild(plan.mounts); f.err != 0) {
+    Fail(ctx, Stage::kMounts, f.err, f.op);
+  }
+  if (::chdir(plan.cwd.c_str()) != 0) Fail(ctx, Stage::kChdir, errno);
+  if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0) {
+    Fail(ctx, Stage::kHostname, errno);
+  }
+  if (plan.new_network_namespace) {
+    if (int err = BringUpLoopbackInChild(); err != 0) Fail(ctx, Stage::kLoopback, err);
+  }
+  if (int err = ApplyRlimitsInChild(*ctx.rlimits); err != 0) Fail(ctx, Stage::kRlimits, err);
+
+  char go = 0;
+  if (::read(ctx.lifeline_fd, &go, 1) != 1) ::_exit(125);  // supervisor gone: nothing to run
+
+  if (int err = DropCapabilitiesInChild(); err != 0) Fail(ctx, Stage::kCapabilities, err);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(ctx, Stage::kNoNewPrivs, errno);
+
+  if (ctx.ruleset_fd >= 0) {
+    for (const ChildLandlockRule& rule : plan.child_landlock) {
+      const int fd = ::open(rule.path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0) Fail(ctx, Stage::kLandlock, errno);
+      const int err = LandlockAllowFdInChild(ctx.ruleset_fd, fd, ctx.landlock_handled_fs,
+                                             rule.writable, rule.directory);
+      ::close(fd);
+      if (err != 0) Fail(ctx, Stage::kLandlock, err);
+    }
+    if (int err = LandlockRestrictSelfInChild(ctx.ruleset_fd); err != 0) {
+      Fail(ctx, Stage::kLandlock, err);
+    }
+    ::close(ctx.ruleset_fd);
+  }
+
+  // Signals pid 1 forwards are blocked before the program exists, so none is lost.
+  const sigset_t forwarded = ForwardedSignals();
+  ::sigprocmask(SIG_BLOCK, &forwarded, nullptr);
+
+  if (int err = InstallSeccompInChild(*ctx.seccomp); err != 0) Fail(ctx, Stage::kSeccomp, err);
+
+  const long pid = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+  if (pid < 0) Fail(ctx, Stage::kSpawn, errno);
+  if (pid == 0) StartProgram(ctx);
+  ::close(ctx.lifeline_fd);
+  Supervise(ctx, static_cast<pid_t>(pid));
+}
+
+const char* StageName(Stage stage) {
+  switch (stage) {
+    case Stage::kLifeline: return "lifeline";
+    case Stage::kStdio: return "stdio";
+    case Stage::kCloseFds: return "close-fds";
+    case Stage::kIdMaps: return "uid-gid-maps";
+    case Stage::kScrubMemory: return "scrub-memory";
+    case Stage::kMounts: return "mounts";
+    case Stage::kChdir: return "chdir";
+    case Stage::kHostname: return "hostname";
+    case Stage::kLoopback: return "loopback";
+    case Stage::kRlimits: return "rlimits";
+    case Stage::kWaitForParent: return "wait-for-supervisor";
+    case Stage::kCapabilities: return "capabilities";
+    case Stage::kNoNewPrivs: return "no-new-privs";
+    case Stage::kLandlock: return "landlock";
+    case Stage::kSeccomp: return "seccomp";
+    case Stage::kSpawn: return "spawn";
+    case Stage::kExec: return "exec";
+    case Stage::kCount: break;
+  }
+  return "?";
+}
+
+}  // namespace agentbox

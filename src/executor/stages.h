@@ -1,0 +1,68 @@
+// The child side of a run: the fixed order in which the sandbox's pid 1 sets itself up.
+// Everything here runs after clone3, possibly in a copy of a multi-threaded process: no
+// allocation, no locks, only raw syscalls; failures are reported as {stage, errno} over a
+// CLOEXEC pipe, then _exit.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+
+#include <linux/filter.h>
+
+#include "linux/plan.h"
+#include "linux/rlimit.h"
+
+namespace agentbox {
+
+enum class Stage : int32_t {
+  kLifeline,       // die with the supervisor
+  kStdio,          // the program's stdin/stdout/stderr onto 0, 1, 2
+  kCloseFds,       // SEC-14: nothing but 0, 1, 2 and our pipes crosses
+  kIdMaps,         // uid/gid mapped to themselves
+  kScrubMemory,    // SEC-13: the caller's argv and environment wiped from pid 1
+  kMounts,         // the view, pivot_root
+  kChdir,
+  kHostname,
+  kLoopback,
+  kRlimits,
+  kWaitForParent,  // the supervisor has attached the cgroup
+  kCapabilities,   // SEC-10
+  kNoNewPrivs,
+  kLandlock,       // SEC-7
+  kSeccomp,        // SEC-8: last before the program starts
+  kSpawn,
+  kExec,
+  kCount,
+};
+
+const char* StageName(Stage stage);
+
+// Messages from the sandbox to the supervisor.
+struct ChildReport {
+  enum Type : int32_t { kSetupFailed = 1, kExecFailed = 2, kExited = 3, kSignaled = 4 };
+  int32_t type = 0;
+  int32_t stage = 0;
+  int32_t err = 0;
+  int32_t detail = -1;  // mount op index for kMounts
+  int32_t value = 0;    // exit code or signal
+};
+
+struct ChildContext {
+  SandboxPlan* plan;
+  char* const* argv;  // null-terminated
+  char* const* envp;  // null-terminated
+  int status_fd;      // write end, CLOEXEC
+  int lifeline_fd;    // read end: one byte = go; EOF = the supervisor is gone
+  int stdin_fd, stdout_fd, stderr_fd;  // -1: keep as is
+  int ruleset_fd;     // -1: no Landlock
+  uint64_t landlock_handled_fs;
+  const sock_fprog* seccomp;
+  const RlimitPlan* rlimits;
+  char* scrub_begin;
+  char* scrub_end;
+};
+
+// The sandbox's pid 1: runs every stage, starts the program, reaps, reports. Never returns.
+[[noreturn]] void SandboxInit(const ChildContext& ctx) noexcept;
+
+}  // namespace agentbox

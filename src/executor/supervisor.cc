@@ -1,0 +1,386 @@
+// The supervisor: prepares everything that can fail for a fixable reason, clones the
+// sandbox's pid 1, then waits for it with a timeout, relaying output and signals.
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include "base/fd.h"
+#include "base/log.h"
+#include "executor/sandbox.h"
+#include "executor/stages.h"
+#include "linux/cgroup.h"
+#include "linux/landlock.h"
+#include "linux/seccomp.h"
+#include "linux/uapi/clone3.h"
+
+namespace agentbox {
+namespace {
+
+char* g_scrub_begin = nullptr;
+char* g_scrub_end = nullptr;
+
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+
+Result<Pipe> MakePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoError(ErrorCode::kSetup, "pipe2", "supervisor");
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+// Keeps the first and the last `limit / 2` bytes of a stream.
+class Capture {
+ public:
+  explicit Capture(size_t limit) : half_(limit / 2) {}
+  void Append(const char* data, size_t n) {
+    total_ += n;
+    const size_t to_head = std::min(n, half_ - std::min(half_, head_.size()));
+    head_.append(data, to_head);
+    tail_.append(data + to_head, n - to_head);
+    if (tail_.size() > 2 * half_) tail_.erase(0, tail_.size() - half_);
+  }
+  CapturedStream Finish() {
+    if (tail_.size() > half_) tail_.erase(0, tail_.size() - half_);
+    CapturedStream out;
+    out.total_bytes = total_;
+    out.truncated = total_ > head_.size() + tail_.size();
+    out.data = head_ + tail_;
+    return out;
+  }
+
+ private:
+  size_t half_;
+  uint64_t total_ = 0;
+  std::string head_;
+  std::string tail_;
+};
+
+// Reads what is available; returns false at EOF or error (the fd is then done).
+bool Drain(int fd, Capture& capture) {
+  char buf[16384];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n > 0) {
+      capture.Append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 && errno == EAGAIN;
+  }
+}
+
+const Result<SeccompProgram>& CachedSeccomp() {
+  static const Result<SeccompProgram> program = BuildSeccompProgram(SeccompOptions{});
+  return program;
+}
+
+const CgroupSupport& CachedCgroupSupport() {
+  static const CgroupSupport support = DetectCgroupSupport();
+  return support;
+}
+
+bool Required(const RunOptions& options, Layer layer) {
+  return std::find(options.required.begin(), options.required.end(), layer) !=
+         options.required.end();
+}
+
+std::vector<char*> PointerArray(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+Error SetupError(const SandboxPlan& plan, const ChildReport& report) {
+  std::string context = "sandbox setup failed at stage ";
+  context += StageName(static_cast<Stage>(report.stage));
+  if (static_cast<Stage>(report.stage) == Stage::kMounts && report.detail >= 0 &&
+      static_cast<size_t>(report.detail) < plan.mounts.ops.size()) {
+    const MountOp& op = plan.mounts.ops[static_cast<size_t>(report.detail)];
+    context += " (";
+    context += MountKindName(op.kind);
+    context += " " + op.target + ")";
+  }
+  return Error{ErrorCode::kSetup, report.err, {}, std::move(context)};
+}
+
+Error CloneError(int err) {
+  std::string hint;
+  if (err == EPERM || err == ENOSPC || err == EUSERS) {
+    hint = ": user namespaces are unavailable to this user (see `agentbox doctor`)";
+  }
+  return Error{ErrorCode::kUnavailable, err, "clone3", "cannot create the sandbox namespaces" + hint};
+}
+
+}  // namespace
+
+const char* OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kExited: return "exited";
+    case Outcome::kSignaled: return "signaled";
+    case Outcome::kTimedOut: return "timed_out";
+    case Outcome::kSetupFailed: return "setup_failed";
+    case Outcome::kExecFailed: return "exec_failed";
+  }
+  return "?";
+}
+
+void RememberProcessStrings(int argc, char** argv, char** envp) {
+  if (argc <= 0 || argv == nullptr || argv[0] == nullptr) return;
+  g_scrub_begin = argv[0];
+  char* end = argv[argc - 1] + std::strlen(argv[argc - 1]) + 1;
+  for (char** e = envp; e != nullptr && *e != nullptr; ++e) {
+    end = std::max(end, *e + std::strlen(*e) + 1);
+  }
+  g_scrub_end = end;
+}
+
+int ExitCodeFor(const RunResult& result) {
+  switch (result.outcome) {
+    case Outcome::kExited: return result.exit_code;
+    case Outcome::kSignaled: return 128 + result.signal;
+    case Outcome::kTimedOut: return 124;
+    case Outcome::kSetupFailed: return 125;
+    case Outcome::kExecFailed: return result.error.err == ENOENT || result.error.err == ENOTDIR ? 127 : 126;
+  }
+  return 125;
+}
+
+Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
+  RunResult result;
+  Enforcement& enforcement = result.enforcement;
+
+  // Everything that can fail for a reason the user can fix fails here, before clone.
+  const Result<SeccompProgram>& seccomp = CachedSeccomp();
+  if (!seccomp) return seccomp.error();
+  const sock_fprog seccomp_prog = seccomp->Prog();
+
+  plan.landlock.abi = LandlockAbi();
+  std::optional<LandlockRuleset> ruleset;
+  if (plan.landlock.abi > 0) {
+    auto built = BuildLandlockRuleset(plan.landlock);
+    if (!built) return built.error();
+    ruleset = std::move(*built);
+  } else if (Required(options, Layer::kLandlock)) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "Landlock is required but this kernel does not offer it (see agentbox doctor)");
+  }
+
+  std::optional<RunCgroup> cgroup;
+  const CgroupSupport& support = CachedCgroupSupport();
+  if (support.version != CgroupVersion::kNone) {
+    auto created = RunCgroup::Create(support, plan.limits);
+    if (created) {
+      cgroup = std::move(*created);
+    } else if (Required(options, Layer::kCgroup)) {
+      return created.error();
+    } else {
+      LogDebug("cgroup unusable, falling back to rlimits: ", created.error().Message());
+    }
+  } else if (Required(options, Layer::kCgroup)) {
+    return MakeError(ErrorCode::kUnavailable, "a cgroup is required but none is usable: " + support.detail);
+  }
+  const bool cg_pids = cgroup && cgroup->limits_pids();
+  const bool cg_memory = cgroup && cgroup->limits_memory();
+  const RlimitPlan rlimits = BuildRlimitPlan(plan.limits, !cg_pids, !cg_memory);
+  enforcement.limits = cg_pids ? (cgroup->version() == CgroupVersion::kV2 ? "cgroup2" : "cgroup1")
+                               : "rlimit";
+
+  auto status = MakePipe();
+  if (!status) return status.error();
+  auto lifeline = MakePipe();
+  if (!lifeline) return lifeline.error();
+  std::optional<Pipe> out_pipe;
+  std::optional<Pipe> err_pipe;
+  if (options.capture_output) {
+    auto o = MakePipe();
+    auto e = MakePipe();
+    if (!o) return o.error();
+    if (!e) return e.error();
+    out_pipe = std::move(*o);
+    err_pipe = std::move(*e);
+  }
+
+  std::vector<char*> argv = PointerArray(plan.argv);
+  std::vector<char*> envp = PointerArray(plan.env);
+  const ChildContext ctx{&plan,
+                         argv.data(),
+                         envp.data(),
+                         status->write.get(),
+                         lifeline->read.get(),
+                         options.stdin_fd == 0 ? -1 : options.stdin_fd,
+                         out_pipe ? out_pipe->write.get() : -1,
+                         err_pipe ? err_pipe->write.get() : -1,
+                         ruleset ? ruleset->fd.get() : -1,
+                         ruleset ? ruleset->handled_fs : 0,
+                         &seccomp_prog,
+                         &rlimits,
+                         g_scrub_begin,
+                         g_scrub_end};
+
+  sigset_t forwarded;
+  sigemptyset(&forwarded);
+  UniqueFd signal_fd;
+  sigset_t old_mask;
+  if (options.forward_signals) {
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&forwarded, sig);
+    ::pthread_sigmask(SIG_BLOCK, &forwarded, &old_mask);
+    signal_fd.Reset(::signalfd(-1, &forwarded, SFD_CLOEXEC | SFD_NONBLOCK));
+  }
+
+  int pidfd = -1;
+  uapi::CloneArgs args{};
+  args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+               CLONE_NEWCGROUP | uapi::kClonePidfd;
+  if (plan.new_network_namespace) args.flags |= CLONE_NEWNET;
+  if (cgroup && cgroup->version() == CgroupVersion::kV2) {
+    args.flags |= uapi::kCloneIntoCgroup;  // SEC-9: limits apply from the first instruction
+    args.cgroup = static_cast<uint64_t>(cgroup->v2_dir_fd());
+  }
+  args.pidfd = reinterpret_cast<uint64_t>(&pidfd);
+  args.exit_signal = SIGCHLD;
+
+  const auto start = std::chrono::steady_clock::now();
+  const long pid = uapi::Clone3(&args);
+  if (pid == 0) SandboxInit(ctx);
+  const int clone_errno = errno;
+  if (options.forward_signals) ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (pid < 0) return CloneError(clone_errno);
+
+  UniqueFd pidfd_owner(pidfd);
+  status->write.Reset();
+  lifeline->read.Reset();
+  if (out_pipe) out_pipe->write.Reset();
+  if (err_pipe) err_pipe->write.Reset();
+
+  auto kill_sandbox = [&] { uapi::PidfdSendSignal(pidfd, SIGKILL); };
+  if (cgroup && cgroup->version() == CgroupVersion::kV1) {
+    if (Status s = cgroup->Attach(static_cast<pid_t>(pid)); !s) {
+      kill_sandbox();
+      ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
+      return s.error();
+    }
+  }
+  const char go = 1;
+  if (::write(lifeline->write.get(), &go, 1) != 1) {
+    kill_sandbox();
+    ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
+    return ErrnoError(ErrorCode::kSetup, "write", "releasing the sandbox");
+  }
+
+  // Enforcement as planned; a stage that fails is reported and the result says setup_failed.
+  enforcement.namespaces = true;
+  enforcement.network_namespace = plan.new_network_namespace;
+  enforcement.pivot_root = true;
+  enforcement.landlock_abi = ruleset ? ruleset->abi : 0;
+  enforcement.seccomp = true;
+  enforcement.capabilities_dropped = true;
+  enforcement.no_new_privs = true;
+
+  Capture out_capture(options.capture_limit);
+  Capture err_capture(options.capture_limit);
+  if (out_pipe) ::fcntl(out_pipe->read.get(), F_SETFL, O_NONBLOCK);
+  if (err_pipe) ::fcntl(err_pipe->read.get(), F_SETFL, O_NONBLOCK);
+  bool out_open = out_pipe.has_value();
+  bool err_open = err_pipe.has_value();
+  bool timed_out = false;
+  const auto deadline = start + std::chrono::milliseconds(plan.timeout_ms);
+
+  // SEC-15: the run ends when pid 1 is reaped: its exit makes the kernel kill every other
+  // process of the sandbox first, so nothing the sandbox started outlives the call.
+  while (true) {
+    pollfd fds[4];
+    nfds_t n = 0;
+    fds[n++] = {pidfd, POLLIN, 0};
+    const nfds_t out_index = n;
+    if (out_open) fds[n++] = {out_pipe->read.get(), POLLIN, 0};
+    const nfds_t err_index = n;
+    if (err_open) fds[n++] = {err_pipe->read.get(), POLLIN, 0};
+    const nfds_t sig_index = n;
+    if (signal_fd) fds[n++] = {signal_fd.get(), POLLIN, 0};
+    const auto now = std::chrono::steady_clock::now();
+    int wait_ms = -1;
+    if (!timed_out) {
+      if (now >= deadline) {
+        timed_out = true;  // SEC-16: the timeout kills pid 1, and with it the sandbox
+        kill_sandbox();
+        continue;
+      }
+      wait_ms = static_cast<int>(
+          std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count());
+    }
+    const int ready = ::poll(fds, n, wait_ms);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (out_open && fds[out_index].revents != 0) out_open = Drain(out_pipe->read.get(), out_capture);
+    if (err_open && fds[err_index].revents != 0) err_open = Drain(err_pipe->read.get(), err_capture);
+    if (signal_fd && fds[sig_index].revents != 0) {
+      signalfd_siginfo info{};
+      while (::read(signal_fd.get(), &info, sizeof(info)) == sizeof(info)) {
+        uapi::PidfdSendSignal(pidfd, static_cast<int>(info.ssi_signo));
+      }
+    }
+    if (fds[0].revents != 0) break;
+  }
+  siginfo_t info{};
+  ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info, WEXITED);
+  result.duration_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                 std::chrono::steady_clock::now() - start)
+                                                 .count());
+  // Every writer is gone now; take what is left.
+  if (out_open) ::fcntl(out_pipe->read.get(), F_SETFL, 0), Drain(out_pipe->read.get(), out_capture);
+  if (err_open) ::fcntl(err_pipe->read.get(), F_SETFL, 0), Drain(err_pipe->read.get(), err_capture);
+  result.out = out_capture.Finish();
+  result.err = err_capture.Finish();
+  if (options.forward_signals) ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+
+  ChildReport report{};
+  std::optional<ChildReport> setup_failure;
+  std::optional<ChildReport> exec_failure;
+  std::optional<ChildReport> ending;
+  while (::read(status->read.get(), &report, sizeof(report)) == sizeof(report)) {
+    switch (report.type) {
+      case ChildReport::kSetupFailed: setup_failure = report; break;
+      case ChildReport::kExecFailed: exec_failure = report; break;
+      default: ending = report; break;
+    }
+  }
+  if (cgroup) cgroup->Destroy();
+
+  if (setup_failure) {
+    result.outcome = Outcome::kSetupFailed;
+    result.error = SetupError(plan, *setup_failure);
+  } else if (timed_out) {
+    result.outcome = Outcome::kTimedOut;
+    result.error = MakeError(ErrorCode::kTimeout, "timed out after " + std::to_string(plan.timeout_ms) + " ms");
+  } else if (exec_failure) {
+    result.outcome = Outcome::kExecFailed;
+    result.error = Error{ErrorCode::kSetup, exec_failure->err, "execve", "cannot run \"" + plan.argv[0] + "\""};
+  } else if (ending && ending->type == ChildReport::kSignaled) {
+    result.outcome = Outcome::kSignaled;
+    result.signal = ending->value;
+  } else if (ending) {
+    result.outcome = Outcome::kExited;
+    result.exit_code = ending->value;
+  } else {
+    result.outcome = Outcome::kSetupFailed;
+    result.error = MakeError(ErrorCode::kSetup, "the sandbox's pid 1 ended without a report (status " +
+                                                    std::to_string(info.si_status) + ")");
+  }
+  if (result.outcome == Outcome::kSetupFailed) enforcement = Enforcement{};
+  return result;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,59 @@
+// SandboxPlan: everything a sandboxed run will do, computed in the parent from the
+// effective Policy before any process is created. Pure data (apart from lstat/readlink of
+// the host paths it lists), so it can be printed (--explain) and tested.
+//
+//   SandboxRequest req{.argv = {"python3", "-c", "print(1)"}, .env = {"PATH=/usr/bin"}};
+//   auto plan = BuildSandboxPlan(clamped.policy, req);
+//   if (!plan) return plan.error();        // e.g. --cwd not visible inside
+//   std::string text = DescribePlan(*plan);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "linux/landlock.h"
+#include "linux/mount.h"
+#include "linux/rlimit.h"
+#include "linux/userns.h"
+#include "policy/policy.h"
+
+namespace agentbox {
+
+struct SandboxRequest {
+  std::vector<std::string> argv;       // argv[0] is looked up in the sandbox's PATH
+  std::vector<std::string> env;        // "K=V": the whole environment, nothing is inherited
+  std::optional<std::string> cwd;      // inside the sandbox; default: caller_cwd if visible
+  std::string caller_cwd;
+};
+
+// A path inside the sandbox that the child itself opens for a Landlock rule (the sandbox's
+// own mounts, which do not exist in the parent).
+struct ChildLandlockRule {
+  std::string path;
+  bool writable;
+  bool directory;
+};
+
+struct SandboxPlan {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string path_env;  // PATH used to find argv[0]
+  std::string cwd;
+  bool new_network_namespace = true;
+  IdMaps id_maps;
+  MountPlan mounts;
+  LandlockPlan landlock;                        // host paths, rules built in the parent
+  std::vector<ChildLandlockRule> child_landlock;
+  LimitRequest limits;
+  uint64_t timeout_ms = kDefaultTimeoutMs;
+  std::string hostname = "agentbox";
+};
+
+[[nodiscard]] Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest& req);
+
+// Human-readable: mounts in order, layers, environment, limits.
+[[nodiscard]] std::string DescribePlan(const SandboxPlan& plan);
+
+}  // namespace agentbox
