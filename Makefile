@@ -28,7 +28,7 @@ build-asan: deps-test
 build-fuzz: deps-test
 	@cmake -S . -B $(BUILD_FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
 	  -DAGENTBOX_FUZZ=ON -DBUILD_TESTING=ON >/dev/null
-	@cmake --build $(BUILD_FUZZ) -j $(JOBS)
+	@cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzzers
 
 test-release: build deps-test
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

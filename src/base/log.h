@@ -23,10 +23,16 @@ void Log(LogLevel level, const Args&... args) {
   LogLine(level, out.str());
 }
 template <typename... Args>
-void LogDebug(const Args&... args) { Log(LogLevel::kDebug, args...); }
+void LogDebug(const Args&... args) {
+  Log(LogLevel::kDebug, args...);
+}
 template <typename... Args>
-void LogWarning(const Args&... args) { Log(LogLevel::kWarning, args...); }
+void LogWarning(const Args&... args) {
+  Log(LogLevel::kWarning, args...);
+}
 template <typename... Args>
-void LogError(const Args&... args) { Log(LogLevel::kError, args...); }
+void LogError(const Args&... args) {
+  Log(LogLevel::kError, args...);
+}
 
 }  // namespace agentbox

@@ -7,14 +7,22 @@ namespace agentbox {
 
 std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kPolicy: return "policy";
-    case ErrorCode::kDenied: return "denied";
-    case ErrorCode::kSetup: return "setup";
-    case ErrorCode::kTimeout: return "timeout";
-    case ErrorCode::kUntrustedBinary: return "untrusted_binary";
-    case ErrorCode::kUsage: return "usage";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kPolicy:
+      return "policy";
+    case ErrorCode::kDenied:
+      return "denied";
+    case ErrorCode::kSetup:
+      return "setup";
+    case ErrorCode::kTimeout:
+      return "timeout";
+    case ErrorCode::kUntrustedBinary:
+      return "untrusted_binary";
+    case ErrorCode::kUsage:
+      return "usage";
   }
   return "setup";
 }

@@ -32,9 +32,9 @@ std::string_view ErrorCodeName(ErrorCode code);
 
 struct Error {
   ErrorCode code = ErrorCode::kSetup;
-  int err = 0;            // errno, 0 if none
-  std::string syscall;    // the failing syscall, empty if none
-  std::string context;    // what was being done, naming the path or field
+  int err = 0;          // errno, 0 if none
+  std::string syscall;  // the failing syscall, empty if none
+  std::string context;  // what was being done, naming the path or field
 
   // "context: syscall: strerror(err)", omitting the parts that are empty.
   [[nodiscard]] std::string Message() const;
@@ -47,8 +47,8 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -73,7 +73,8 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error)
+      : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }

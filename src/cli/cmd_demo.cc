@@ -27,9 +27,7 @@ struct Style {
   const char* reset() const { return color ? "\033[0m" : ""; }
 };
 
-void WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void WriteFile(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 // A fake home: Documents, Downloads, a project with git hooks, and an ~/.ssh key.
 void BuildFixture(const fs::path& home) {
@@ -53,9 +51,12 @@ void Show(const Style& s, const char* title, const Ceiling& ceiling, const Reque
     return;
   }
   const FilesystemRules& f = result->policy.filesystem;
-  for (const auto& p : f.readwrite) std::printf("  %sread-write%s %s\n", s.green(), s.reset(), p.c_str());
-  for (const auto& p : f.readonly) std::printf("  %sread-only%s  %s\n", s.green(), s.reset(), p.c_str());
-  for (const auto& p : f.denied) std::printf("  %shidden%s     %s\n", s.red(), s.reset(), p.c_str());
+  for (const auto& p : f.readwrite)
+    std::printf("  %sread-write%s %s\n", s.green(), s.reset(), p.c_str());
+  for (const auto& p : f.readonly)
+    std::printf("  %sread-only%s  %s\n", s.green(), s.reset(), p.c_str());
+  for (const auto& p : f.denied)
+    std::printf("  %shidden%s     %s\n", s.red(), s.reset(), p.c_str());
   std::printf("  network    %s, timeout %llu ms\n", NetworkModeName(result->policy.network.mode),
               static_cast<unsigned long long>(result->policy.timeout_ms));
   for (const Decision& d : result->decisions) {
@@ -91,28 +92,34 @@ int DemoCommand(std::span<char* const> args) {
   BuildFixture(home);
   const PathContext ctx{home.string(), home.string()};
 
-  std::printf("%sagentbox demo: the operator's ceiling, and an agent asking for more%s\n",
-              s.bold(), s.reset());
+  std::printf("%sagentbox demo: the operator's ceiling, and an agent asking for more%s\n", s.bold(),
+              s.reset());
   std::printf("Fixture home: %s\n", home.c_str());
-  std::printf("Operator ceiling: Documents read-only; Downloads and project read-write;\n"
-              "network blocked; at most 30 s.\n");
+  std::printf(
+      "Operator ceiling: Documents read-only; Downloads and project read-write;\n"
+      "network blocked; at most 30 s.\n");
   Ceiling ceiling;
   ceiling.doc.filesystem.readonly = {"~/Documents"};
   ceiling.doc.filesystem.readwrite = {"~/Downloads", "~/project"};
 
   Request write_docs;
   write_docs.doc.filesystem.readwrite = {"~/Documents"};
-  Show(s, "1. The agent asks to write ~/Documents: narrowed to read-only.", ceiling, write_docs, ctx);
+  Show(s, "1. The agent asks to write ~/Documents: narrowed to read-only.", ceiling, write_docs,
+       ctx);
 
   Request via_link;
   via_link.doc.filesystem.readonly = {"~/Downloads/keys"};
-  Show(s, "2. The agent asks for ~/Downloads/keys, a symlink to ~/.ssh: the link is resolved "
-          "first, so it is refused.", ceiling, via_link, ctx);
+  Show(s,
+       "2. The agent asks for ~/Downloads/keys, a symlink to ~/.ssh: the link is resolved "
+       "first, so it is refused.",
+       ceiling, via_link, ctx);
 
   Request project;
   project.doc.filesystem.readwrite = {"~/project"};
-  Show(s, "3. The agent asks to write ~/project: granted, but .git/hooks and .git/config stay "
-          "read-only.", ceiling, project, ctx);
+  Show(s,
+       "3. The agent asks to write ~/project: granted, but .git/hooks and .git/config stay "
+       "read-only.",
+       ceiling, project, ctx);
 
   Request more;
   more.doc.network = Network{NetworkMode::kAllow, {}, {}};

@@ -40,7 +40,8 @@ void PrintHuman(const ClampResult& result) {
   PrintPaths("hidden", p.filesystem.denied);
   std::printf("  %-11s %s\n", "network", NetworkText(p.network).c_str());
   std::printf("  %-11s %llu ms\n", "timeout", static_cast<unsigned long long>(p.timeout_ms));
-  if (p.limits.pids) std::printf("  %-11s %llu\n", "pids", static_cast<unsigned long long>(*p.limits.pids));
+  if (p.limits.pids)
+    std::printf("  %-11s %llu\n", "pids", static_cast<unsigned long long>(*p.limits.pids));
   if (p.limits.memory_bytes) {
     std::printf("  %-11s %llu bytes\n", "memory",
                 static_cast<unsigned long long>(*p.limits.memory_bytes));

@@ -75,7 +75,8 @@ Result<Ceiling> RunCeiling(const RunFlags& f, const Request& request, const Path
 
 // The sandbox's whole environment: nothing is inherited unless named.
 Result<std::vector<std::string>> BuildEnvironment(const RunFlags& f) {
-  std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C.UTF-8"}};
+  std::map<std::string, std::string> env{
+      {"PATH", "/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C.UTF-8"}};
   if (const char* term = std::getenv("TERM"); term != nullptr && ::isatty(STDOUT_FILENO) == 1) {
     env["TERM"] = term;
   }
@@ -93,11 +94,13 @@ Result<std::vector<std::string>> BuildEnvironment(const RunFlags& f) {
     env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   std::vector<std::string> out;
+  out.reserve(env.size());
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;
 }
 
-Result<std::vector<Layer>> ParseRequired(const std::vector<std::string>& names, const Policy& policy) {
+Result<std::vector<Layer>> ParseRequired(const std::vector<std::string>& names,
+                                         const Policy& policy) {
   std::vector<Layer> out;
   for (const std::string& name : names) {
     if (name == "landlock") {
@@ -121,14 +124,10 @@ Result<std::vector<Layer>> ParseRequired(const std::vector<std::string>& names, 
 }
 
 nlohmann::json EnforcementToJson(const Enforcement& e) {
-  return {{"namespaces", e.namespaces},
-          {"network_namespace", e.network_namespace},
-          {"pivot_root", e.pivot_root},
-          {"landlock_abi", e.landlock_abi},
-          {"seccomp", e.seccomp},
-          {"capabilities_dropped", e.capabilities_dropped},
-          {"no_new_privs", e.no_new_privs},
-          {"limits", e.limits}};
+  return {{"namespaces", e.namespaces},     {"network_namespace", e.network_namespace},
+          {"pivot_root", e.pivot_root},     {"landlock_abi", e.landlock_abi},
+          {"seccomp", e.seccomp},           {"capabilities_dropped", e.capabilities_dropped},
+          {"no_new_privs", e.no_new_privs}, {"limits", e.limits}};
 }
 
 void PrintJson(const RunResult& r, const ClampResult& clamp) {
@@ -180,7 +179,8 @@ int RunCommand(std::span<char* const> args) {
     return 0;
   }
   if (command->empty()) {
-    return Fail(MakeError(ErrorCode::kUsage, "agentbox run: no command given (agentbox run [OPTIONS] -- CMD)"));
+    return Fail(MakeError(ErrorCode::kUsage,
+                          "agentbox run: no command given (agentbox run [OPTIONS] -- CMD)"));
   }
 
   const PathContext ctx = HostPathContext();

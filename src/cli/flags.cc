@@ -20,20 +20,20 @@ void Flags::Switch(std::string name, bool* out, std::string help) {
 
 void Flags::Value(std::string name, std::optional<std::string>* out, std::string metavar,
                   std::string help) {
-  options_.push_back({std::move(name), std::move(metavar), std::move(help),
-                      [out](std::string_view v) -> Status {
-                        *out = std::string(v);
-                        return {};
-                      }});
+  options_.push_back(
+      {std::move(name), std::move(metavar), std::move(help), [out](std::string_view v) -> Status {
+         *out = std::string(v);
+         return {};
+       }});
 }
 
 void Flags::Repeated(std::string name, std::vector<std::string>* out, std::string metavar,
                      std::string help) {
-  options_.push_back({std::move(name), std::move(metavar), std::move(help),
-                      [out](std::string_view v) -> Status {
-                        out->emplace_back(v);
-                        return {};
-                      }});
+  options_.push_back(
+      {std::move(name), std::move(metavar), std::move(help), [out](std::string_view v) -> Status {
+         out->emplace_back(v);
+         return {};
+       }});
 }
 
 void Flags::Number(std::string name, std::optional<uint64_t>* out, std::string metavar,
@@ -43,8 +43,9 @@ void Flags::Number(std::string name, std::optional<uint64_t>* out, std::string m
                       [out, flag](std::string_view v) -> Status {
                         *out = ParseUint(v);
                         if (!*out) {
-                          return MakeError(ErrorCode::kUsage, flag + ": expected a non-negative "
-                                                                     "integer, got \"" +
+                          return MakeError(ErrorCode::kUsage, flag +
+                                                                  ": expected a non-negative "
+                                                                  "integer, got \"" +
                                                                   std::string(v) + "\"");
                         }
                         return {};
@@ -80,16 +81,16 @@ Result<std::vector<std::string>> Flags::Parse(std::span<char* const> args, bool 
     std::string_view value;
     if (option->metavar.empty()) {
       if (eq != std::string_view::npos) {
-        return MakeError(ErrorCode::kUsage, command_ + ": " + std::string(name) +
-                                                " takes no value");
+        return MakeError(ErrorCode::kUsage,
+                         command_ + ": " + std::string(name) + " takes no value");
       }
     } else if (eq != std::string_view::npos) {
       value = arg.substr(eq + 1);
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
-      return MakeError(ErrorCode::kUsage,
-                       command_ + ": " + std::string(name) + " needs a value (" + option->metavar + ")");
+      return MakeError(ErrorCode::kUsage, command_ + ": " + std::string(name) + " needs a value (" +
+                                              option->metavar + ")");
     }
     if (Status s = option->set(value); !s) return s.error();
   }
@@ -105,8 +106,10 @@ std::string Flags::Usage(std::string_view synopsis) const {
   for (const Option& option : options_) {
     std::string left = "  " + option.name;
     if (!option.metavar.empty()) left += " " + option.metavar;
-    if (left.size() < 26) left.resize(26, ' ');
-    else left += "  ";
+    if (left.size() < 26)
+      left.resize(26, ' ');
+    else
+      left += "  ";
     out += left + option.help + "\n";
   }
   return out;

@@ -78,8 +78,10 @@ int ExecSearch(const ChildContext& ctx) {
       dir[len] = '\0';
       if (candidate.Append(dir) && candidate.Append("/") && candidate.Append(file)) {
         ::execve(candidate.c_str(), ctx.argv, ctx.envp);
-        if (errno == EACCES) result = EACCES;
-        else if (errno != ENOENT && errno != ENOTDIR) return errno;
+        if (errno == EACCES)
+          result = EACCES;
+        else if (errno != ENOENT && errno != ENOTDIR)
+          return errno;
       }
     }
     if (end == nullptr) return result;
@@ -90,8 +92,8 @@ int ExecSearch(const ChildContext& ctx) {
 sigset_t ForwardedSignals() {
   sigset_t set;
   sigemptyset(&set);
-  for (const int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH,
-                        SIGCONT, SIGALRM}) {
+  for (const int sig :
+       {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT, SIGALRM}) {
     sigaddset(&set, sig);
   }
   return set;
@@ -211,24 +213,42 @@ sigset_t ForwardedSignals() {
 
 const char* StageName(Stage stage) {
   switch (stage) {
-    case Stage::kLifeline: return "lifeline";
-    case Stage::kStdio: return "stdio";
-    case Stage::kCloseFds: return "close-fds";
-    case Stage::kIdMaps: return "uid-gid-maps";
-    case Stage::kScrubMemory: return "scrub-memory";
-    case Stage::kMounts: return "mounts";
-    case Stage::kChdir: return "chdir";
-    case Stage::kHostname: return "hostname";
-    case Stage::kLoopback: return "loopback";
-    case Stage::kRlimits: return "rlimits";
-    case Stage::kWaitForParent: return "wait-for-supervisor";
-    case Stage::kCapabilities: return "capabilities";
-    case Stage::kNoNewPrivs: return "no-new-privs";
-    case Stage::kLandlock: return "landlock";
-    case Stage::kSeccomp: return "seccomp";
-    case Stage::kSpawn: return "spawn";
-    case Stage::kExec: return "exec";
-    case Stage::kCount: break;
+    case Stage::kLifeline:
+      return "lifeline";
+    case Stage::kStdio:
+      return "stdio";
+    case Stage::kCloseFds:
+      return "close-fds";
+    case Stage::kIdMaps:
+      return "uid-gid-maps";
+    case Stage::kScrubMemory:
+      return "scrub-memory";
+    case Stage::kMounts:
+      return "mounts";
+    case Stage::kChdir:
+      return "chdir";
+    case Stage::kHostname:
+      return "hostname";
+    case Stage::kLoopback:
+      return "loopback";
+    case Stage::kRlimits:
+      return "rlimits";
+    case Stage::kWaitForParent:
+      return "wait-for-supervisor";
+    case Stage::kCapabilities:
+      return "capabilities";
+    case Stage::kNoNewPrivs:
+      return "no-new-privs";
+    case Stage::kLandlock:
+      return "landlock";
+    case Stage::kSeccomp:
+      return "seccomp";
+    case Stage::kSpawn:
+      return "spawn";
+    case Stage::kExec:
+      return "exec";
+    case Stage::kCount:
+      break;
   }
   return "?";
 }

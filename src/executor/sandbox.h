@@ -43,11 +43,11 @@ struct Enforcement {
 enum class Layer { kLandlock, kCgroup };
 
 struct RunOptions {
-  bool capture_output = false;       // else stdout/stderr pass through
-  size_t capture_limit = 1 << 20;    // bytes kept per stream: head and tail halves
-  bool forward_signals = false;      // forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the program
+  bool capture_output = false;     // else stdout/stderr pass through
+  size_t capture_limit = 1 << 20;  // bytes kept per stream: head and tail halves
+  bool forward_signals = false;    // forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the program
   std::vector<Layer> required;
-  int stdin_fd = 0;                  // the program's stdin
+  int stdin_fd = 0;  // the program's stdin
 };
 
 struct CapturedStream {

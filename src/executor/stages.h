@@ -4,10 +4,10 @@
 // CLOEXEC pipe, then _exit.
 #pragma once
 
+#include <linux/filter.h>
+
 #include <csignal>
 #include <cstdint>
-
-#include <linux/filter.h>
 
 #include "linux/plan.h"
 #include "linux/rlimit.h"
@@ -15,12 +15,12 @@
 namespace agentbox {
 
 enum class Stage : int32_t {
-  kLifeline,       // die with the supervisor
-  kStdio,          // the program's stdin/stdout/stderr onto 0, 1, 2
-  kCloseFds,       // SEC-14: nothing but 0, 1, 2 and our pipes crosses
-  kIdMaps,         // uid/gid mapped to themselves
-  kScrubMemory,    // SEC-13: the caller's argv and environment wiped from pid 1
-  kMounts,         // the view, pivot_root
+  kLifeline,     // die with the supervisor
+  kStdio,        // the program's stdin/stdout/stderr onto 0, 1, 2
+  kCloseFds,     // SEC-14: nothing but 0, 1, 2 and our pipes crosses
+  kIdMaps,       // uid/gid mapped to themselves
+  kScrubMemory,  // SEC-13: the caller's argv and environment wiped from pid 1
+  kMounts,       // the view, pivot_root
   kChdir,
   kHostname,
   kLoopback,
@@ -28,8 +28,8 @@ enum class Stage : int32_t {
   kWaitForParent,  // the supervisor has attached the cgroup
   kCapabilities,   // SEC-10
   kNoNewPrivs,
-  kLandlock,       // SEC-7
-  kSeccomp,        // SEC-8: last before the program starts
+  kLandlock,  // SEC-7
+  kSeccomp,   // SEC-8: last before the program starts
   kSpawn,
   kExec,
   kCount,
@@ -49,12 +49,12 @@ struct ChildReport {
 
 struct ChildContext {
   SandboxPlan* plan;
-  char* const* argv;  // null-terminated
-  char* const* envp;  // null-terminated
-  int status_fd;      // write end, CLOEXEC
-  int lifeline_fd;    // read end: one byte = go; EOF = the supervisor is gone
+  char* const* argv;                   // null-terminated
+  char* const* envp;                   // null-terminated
+  int status_fd;                       // write end, CLOEXEC
+  int lifeline_fd;                     // read end: one byte = go; EOF = the supervisor is gone
   int stdin_fd, stdout_fd, stderr_fd;  // -1: keep as is
-  int ruleset_fd;     // -1: no Landlock
+  int ruleset_fd;                      // -1: no Landlock
   uint64_t landlock_handled_fs;
   const sock_fprog* seccomp;
   const RlimitPlan* rlimits;

@@ -121,18 +121,24 @@ Error CloneError(int err) {
   if (err == EPERM || err == ENOSPC || err == EUSERS) {
     hint = ": user namespaces are unavailable to this user (see `agentbox doctor`)";
   }
-  return Error{ErrorCode::kUnavailable, err, "clone3", "cannot create the sandbox namespaces" + hint};
+  return Error{ErrorCode::kUnavailable, err, "clone3",
+               "cannot create the sandbox namespaces" + hint};
 }
 
 }  // namespace
 
 const char* OutcomeName(Outcome outcome) {
   switch (outcome) {
-    case Outcome::kExited: return "exited";
-    case Outcome::kSignaled: return "signaled";
-    case Outcome::kTimedOut: return "timed_out";
-    case Outcome::kSetupFailed: return "setup_failed";
-    case Outcome::kExecFailed: return "exec_failed";
+    case Outcome::kExited:
+      return "exited";
+    case Outcome::kSignaled:
+      return "signaled";
+    case Outcome::kTimedOut:
+      return "timed_out";
+    case Outcome::kSetupFailed:
+      return "setup_failed";
+    case Outcome::kExecFailed:
+      return "exec_failed";
   }
   return "?";
 }
@@ -149,11 +155,16 @@ void RememberProcessStrings(int argc, char** argv, char** envp) {
 
 int ExitCodeFor(const RunResult& result) {
   switch (result.outcome) {
-    case Outcome::kExited: return result.exit_code;
-    case Outcome::kSignaled: return 128 + result.signal;
-    case Outcome::kTimedOut: return 124;
-    case Outcome::kSetupFailed: return 125;
-    case Outcome::kExecFailed: return result.error.err == ENOENT || result.error.err == ENOTDIR ? 127 : 126;
+    case Outcome::kExited:
+      return result.exit_code;
+    case Outcome::kSignaled:
+      return 128 + result.signal;
+    case Outcome::kTimedOut:
+      return 124;
+    case Outcome::kSetupFailed:
+      return 125;
+    case Outcome::kExecFailed:
+      return result.error.err == ENOENT || result.error.err == ENOTDIR ? 127 : 126;
   }
   return 125;
 }
@@ -174,8 +185,9 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     if (!built) return built.error();
     ruleset = std::move(*built);
   } else if (Required(options, Layer::kLandlock)) {
-    return MakeError(ErrorCode::kUnavailable,
-                     "Landlock is required but this kernel does not offer it (see agentbox doctor)");
+    return MakeError(
+        ErrorCode::kUnavailable,
+        "Landlock is required but this kernel does not offer it (see agentbox doctor)");
   }
 
   std::optional<RunCgroup> cgroup;
@@ -190,13 +202,14 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
       LogDebug("cgroup unusable, falling back to rlimits: ", created.error().Message());
     }
   } else if (Required(options, Layer::kCgroup)) {
-    return MakeError(ErrorCode::kUnavailable, "a cgroup is required but none is usable: " + support.detail);
+    return MakeError(ErrorCode::kUnavailable,
+                     "a cgroup is required but none is usable: " + support.detail);
   }
   const bool cg_pids = cgroup && cgroup->limits_pids();
   const bool cg_memory = cgroup && cgroup->limits_memory();
   const RlimitPlan rlimits = BuildRlimitPlan(plan.limits, !cg_pids, !cg_memory);
-  enforcement.limits = cg_pids ? (cgroup->version() == CgroupVersion::kV2 ? "cgroup2" : "cgroup1")
-                               : "rlimit";
+  enforcement.limits =
+      cg_pids ? (cgroup->version() == CgroupVersion::kV2 ? "cgroup2" : "cgroup1") : "rlimit";
 
   auto status = MakePipe();
   if (!status) return status.error();
@@ -318,14 +331,16 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
         kill_sandbox();
         continue;
       }
-      wait_ms = static_cast<int>(
-          std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count());
+      wait_ms =
+          static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count());
     }
     const int ready = ::poll(fds, n, wait_ms);
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
-    if (out_open && fds[out_index].revents != 0) out_open = Drain(out_pipe->read.get(), out_capture);
-    if (err_open && fds[err_index].revents != 0) err_open = Drain(err_pipe->read.get(), err_capture);
+    if (out_open && fds[out_index].revents != 0)
+      out_open = Drain(out_pipe->read.get(), out_capture);
+    if (err_open && fds[err_index].revents != 0)
+      err_open = Drain(err_pipe->read.get(), err_capture);
     if (signal_fd && fds[sig_index].revents != 0) {
       signalfd_siginfo info{};
       while (::read(signal_fd.get(), &info, sizeof(info)) == sizeof(info)) {
@@ -352,9 +367,15 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   std::optional<ChildReport> ending;
   while (::read(status->read.get(), &report, sizeof(report)) == sizeof(report)) {
     switch (report.type) {
-      case ChildReport::kSetupFailed: setup_failure = report; break;
-      case ChildReport::kExecFailed: exec_failure = report; break;
-      default: ending = report; break;
+      case ChildReport::kSetupFailed:
+        setup_failure = report;
+        break;
+      case ChildReport::kExecFailed:
+        exec_failure = report;
+        break;
+      default:
+        ending = report;
+        break;
     }
   }
   if (cgroup) cgroup->Destroy();
@@ -364,10 +385,12 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     result.error = SetupError(plan, *setup_failure);
   } else if (timed_out) {
     result.outcome = Outcome::kTimedOut;
-    result.error = MakeError(ErrorCode::kTimeout, "timed out after " + std::to_string(plan.timeout_ms) + " ms");
+    result.error = MakeError(ErrorCode::kTimeout,
+                             "timed out after " + std::to_string(plan.timeout_ms) + " ms");
   } else if (exec_failure) {
     result.outcome = Outcome::kExecFailed;
-    result.error = Error{ErrorCode::kSetup, exec_failure->err, "execve", "cannot run \"" + plan.argv[0] + "\""};
+    result.error = Error{ErrorCode::kSetup, exec_failure->err, "execve",
+                         "cannot run \"" + plan.argv[0] + "\""};
   } else if (ending && ending->type == ChildReport::kSignaled) {
     result.outcome = Outcome::kSignaled;
     result.signal = ending->value;
@@ -376,8 +399,9 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     result.exit_code = ending->value;
   } else {
     result.outcome = Outcome::kSetupFailed;
-    result.error = MakeError(ErrorCode::kSetup, "the sandbox's pid 1 ended without a report (status " +
-                                                    std::to_string(info.si_status) + ")");
+    result.error =
+        MakeError(ErrorCode::kSetup, "the sandbox's pid 1 ended without a report (status " +
+                                         std::to_string(info.si_status) + ")");
   }
   if (result.outcome == Outcome::kSetupFailed) enforcement = Enforcement{};
   return result;

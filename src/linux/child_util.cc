@@ -27,7 +27,8 @@ bool PathBuf::AppendNumber(long value) noexcept {
   char digits[24];
   size_t n = 0;
   bool negative = value < 0;
-  unsigned long v = negative ? 0UL - static_cast<unsigned long>(value) : static_cast<unsigned long>(value);
+  unsigned long v =
+      negative ? 0UL - static_cast<unsigned long>(value) : static_cast<unsigned long>(value);
   do {
     digits[n++] = static_cast<char>('0' + v % 10);
     v /= 10;

@@ -12,13 +12,19 @@ class PathBuf {
   PathBuf() { buf_[0] = '\0'; }
   bool Append(const char* s) noexcept;
   bool AppendNumber(long value) noexcept;
-  void Clear() noexcept { len_ = 0; buf_[0] = '\0'; }
+  void Clear() noexcept {
+    len_ = 0;
+    buf_[0] = '\0';
+  }
   [[nodiscard]] const char* c_str() const noexcept { return buf_; }
   [[nodiscard]] size_t size() const noexcept { return len_; }
-  void Truncate(size_t len) noexcept { len_ = len; buf_[len] = '\0'; }
+  void Truncate(size_t len) noexcept {
+    len_ = len;
+    buf_[len] = '\0';
+  }
 
  private:
-  char buf_[4096];
+  char buf_[4096] = {};
   size_t len_ = 0;
 };
 

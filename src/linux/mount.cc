@@ -77,9 +77,10 @@ int Perform(const MountOp& op, int source_fd, const char* target) {
       const bool ro = op.kind != MountKind::kBindReadWrite;
       // SEC-6: read-only applies to every mount beneath the bind too (AT_RECURSIVE), so a
       // submount of a read-only grant is not writable.
-      return SetAttr(target, (ro ? uapi::kMountAttrRdonly : 0) | uapi::kMountAttrNosuid |
-                                 uapi::kMountAttrNodev,
-                     /*recursive=*/true);
+      return SetAttr(
+          target,
+          (ro ? uapi::kMountAttrRdonly : 0) | uapi::kMountAttrNosuid | uapi::kMountAttrNodev,
+          /*recursive=*/true);
     }
     case MountKind::kDevNode:
       if (::mount(source.c_str(), target, nullptr, MS_BIND, nullptr) != 0) return errno;
@@ -114,16 +115,26 @@ int Perform(const MountOp& op, int source_fd, const char* target) {
 
 const char* MountKindName(MountKind kind) {
   switch (kind) {
-    case MountKind::kBindReadOnly: return "bind-ro";
-    case MountKind::kBindReadWrite: return "bind-rw";
-    case MountKind::kMaskDirectory: return "mask-dir";
-    case MountKind::kMaskFile: return "mask-file";
-    case MountKind::kTmpfs: return "tmpfs";
-    case MountKind::kProc: return "proc";
-    case MountKind::kDevpts: return "devpts";
-    case MountKind::kDevNode: return "dev";
-    case MountKind::kSymlink: return "symlink";
-    case MountKind::kReadOnlyRemount: return "remount-ro";
+    case MountKind::kBindReadOnly:
+      return "bind-ro";
+    case MountKind::kBindReadWrite:
+      return "bind-rw";
+    case MountKind::kMaskDirectory:
+      return "mask-dir";
+    case MountKind::kMaskFile:
+      return "mask-file";
+    case MountKind::kTmpfs:
+      return "tmpfs";
+    case MountKind::kProc:
+      return "proc";
+    case MountKind::kDevpts:
+      return "devpts";
+    case MountKind::kDevNode:
+      return "dev";
+    case MountKind::kSymlink:
+      return "symlink";
+    case MountKind::kReadOnlyRemount:
+      return "remount-ro";
   }
   return "?";
 }
@@ -143,7 +154,8 @@ MountFailure ApplyMountPlanInChild(MountPlan& plan) noexcept {
     struct stat st {};
     if (::fstat(fd, &st) != 0) return {static_cast<int>(i), errno, "stat bind source"};
     const bool is_dir = S_ISDIR(st.st_mode);
-    if (op.kind != MountKind::kDevNode && op.kind != MountKind::kMaskFile && is_dir != op.directory) {
+    if (op.kind != MountKind::kDevNode && op.kind != MountKind::kMaskFile &&
+        is_dir != op.directory) {
       return {static_cast<int>(i), ENOTDIR, "bind source changed type since it was checked"};
     }
     plan.source_fds[i] = fd;
@@ -171,8 +183,8 @@ MountFailure ApplyMountPlanInChild(MountPlan& plan) noexcept {
   if (::umount2(".", MNT_DETACH) != 0) return {-1, errno, "detach the old root"};
   if (::chdir("/") != 0) return {-1, errno, "chdir /"};
   // The root itself is read-only: the sandbox cannot create top-level entries.
-  if (const int err = SetAttr("/", uapi::kMountAttrRdonly | uapi::kMountAttrNosuid |
-                                       uapi::kMountAttrNodev, false);
+  if (const int err = SetAttr(
+          "/", uapi::kMountAttrRdonly | uapi::kMountAttrNosuid | uapi::kMountAttrNodev, false);
       err != 0) {
     return {-1, err, "make / read-only"};
   }

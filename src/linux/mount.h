@@ -15,22 +15,22 @@
 namespace agentbox {
 
 enum class MountKind {
-  kBindReadOnly,   // host `source` at `target`, read-only, nosuid, nodev (recursively)
-  kBindReadWrite,  // host `source` at `target`, nosuid, nodev (recursively)
-  kMaskDirectory,  // an empty read-only tmpfs over `target`
-  kMaskFile,       // /dev/null over `target` (a file)
-  kTmpfs,          // a fresh writable tmpfs at `target`
-  kProc,           // a fresh procfs for the sandbox's pid namespace at `target`
-  kDevpts,         // a fresh devpts instance at `target`
-  kDevNode,        // host device node `source` bound at `target`
-  kSymlink,        // a symlink at `target` whose content is `source`
+  kBindReadOnly,     // host `source` at `target`, read-only, nosuid, nodev (recursively)
+  kBindReadWrite,    // host `source` at `target`, nosuid, nodev (recursively)
+  kMaskDirectory,    // an empty read-only tmpfs over `target`
+  kMaskFile,         // /dev/null over `target` (a file)
+  kTmpfs,            // a fresh writable tmpfs at `target`
+  kProc,             // a fresh procfs for the sandbox's pid namespace at `target`
+  kDevpts,           // a fresh devpts instance at `target`
+  kDevNode,          // host device node `source` bound at `target`
+  kSymlink,          // a symlink at `target` whose content is `source`
   kReadOnlyRemount,  // make the (tmpfs) mount at `target` read-only; e.g. /dev once filled
 };
 
 struct MountOp {
   MountKind kind;
-  std::string source;  // host path, or symlink content; empty otherwise
-  std::string target;  // absolute path inside the sandbox
+  std::string source;     // host path, or symlink content; empty otherwise
+  std::string target;     // absolute path inside the sandbox
   bool directory = true;  // for binds and masks: whether the target is a directory
 };
 

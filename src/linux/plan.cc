@@ -14,18 +14,19 @@ namespace agentbox {
 namespace {
 
 // System directories visible read-only (DESIGN.md §3). Not /usr/local, /opt, /home, ...
-constexpr const char* kSystemDirs[] = {"/bin",          "/sbin",        "/lib",
-                                       "/lib32",        "/lib64",       "/libx32",
-                                       "/usr/bin",      "/usr/sbin",    "/usr/lib",
-                                       "/usr/lib32",    "/usr/lib64",   "/usr/libx32",
-                                       "/usr/libexec",  "/usr/share",   "/usr/include"};
+constexpr const char* kSystemDirs[] = {"/bin",         "/sbin",      "/lib",        "/lib32",
+                                       "/lib64",       "/libx32",    "/usr/bin",    "/usr/sbin",
+                                       "/usr/lib",     "/usr/lib32", "/usr/lib64",  "/usr/libx32",
+                                       "/usr/libexec", "/usr/share", "/usr/include"};
 
 // Secrets under /etc that stay masked even though /etc is visible.
 constexpr const char* kEtcSecrets[] = {
-    "/etc/shadow",         "/etc/shadow-",        "/etc/gshadow",
-    "/etc/gshadow-",       "/etc/sudoers",        "/etc/sudoers.d",
-    "/etc/ssl/private",    "/etc/security/opasswd", "/etc/krb5.keytab",
-    "/etc/NetworkManager/system-connections", "/etc/wpa_supplicant", "/etc/libvirt/secrets",
+    "/etc/shadow",         "/etc/shadow-",
+    "/etc/gshadow",        "/etc/gshadow-",
+    "/etc/sudoers",        "/etc/sudoers.d",
+    "/etc/ssl/private",    "/etc/security/opasswd",
+    "/etc/krb5.keytab",    "/etc/NetworkManager/system-connections",
+    "/etc/wpa_supplicant", "/etc/libvirt/secrets",
     "/etc/docker/key.json"};
 
 constexpr const char* kDevNodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
@@ -201,7 +202,7 @@ Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest&
     for (const std::string& grant : policy.filesystem.readwrite) {
       if (grant == inner.target || !IsWithin(inner.target, grant)) continue;
       for (std::string dir = inner.target.substr(0, inner.target.find_last_of('/'));
-           dir.size() > grant.size(); dir = dir.substr(0, dir.find_last_of('/'))) {
+           dir.size() > grant.size(); dir.resize(dir.find_last_of('/'))) {
         pins.insert(dir);
       }
     }
@@ -223,8 +224,10 @@ Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest&
   plan.mounts.ops = std::move(ops);
   plan.mounts.source_fds.assign(plan.mounts.ops.size(), -1);
 
-  plan.child_landlock = {{"/tmp", true, true},     {"/dev", false, true},
-                         {"/dev/pts", true, true}, {"/dev/shm", true, true},
+  plan.child_landlock = {{"/tmp", true, true},
+                         {"/dev", false, true},
+                         {"/dev/pts", true, true},
+                         {"/dev/shm", true, true},
                          {"/proc", false, true}};
   for (const char* node : kDevNodes) {
     plan.child_landlock.push_back({std::string("/dev/") + node, true, false});
@@ -260,7 +263,8 @@ std::string DescribePlan(const SandboxPlan& plan) {
   out += plan.new_network_namespace ? ", network namespace (loopback only)" : ", host network";
   out += "; pivot_root; landlock (best ABI); seccomp; all capabilities dropped; no_new_privs\n";
   out += "limits: pids " + std::to_string(plan.limits.pids);
-  if (plan.limits.memory_bytes) out += ", memory " + std::to_string(*plan.limits.memory_bytes) + " bytes";
+  if (plan.limits.memory_bytes)
+    out += ", memory " + std::to_string(*plan.limits.memory_bytes) + " bytes";
   if (plan.limits.cpu_seconds) out += ", cpu " + std::to_string(*plan.limits.cpu_seconds) + " s";
   out += ", open files " + std::to_string(plan.limits.open_files) + ", no core dumps\n";
   out += "timeout: " + std::to_string(plan.timeout_ms) + " ms\n";

@@ -22,9 +22,9 @@
 namespace agentbox {
 
 struct SandboxRequest {
-  std::vector<std::string> argv;       // argv[0] is looked up in the sandbox's PATH
-  std::vector<std::string> env;        // "K=V": the whole environment, nothing is inherited
-  std::optional<std::string> cwd;      // inside the sandbox; default: caller_cwd if visible
+  std::vector<std::string> argv;   // argv[0] is looked up in the sandbox's PATH
+  std::vector<std::string> env;    // "K=V": the whole environment, nothing is inherited
+  std::optional<std::string> cwd;  // inside the sandbox; default: caller_cwd if visible
   std::string caller_cwd;
 };
 
@@ -44,7 +44,7 @@ struct SandboxPlan {
   bool new_network_namespace = true;
   IdMaps id_maps;
   MountPlan mounts;
-  LandlockPlan landlock;                        // host paths, rules built in the parent
+  LandlockPlan landlock;  // host paths, rules built in the parent
   std::vector<ChildLandlockRule> child_landlock;
   LimitRequest limits;
   uint64_t timeout_ms = kDefaultTimeoutMs;

@@ -10,13 +10,10 @@
 // native architecture is in the filter: a syscall from any other ABI (a 32-bit `int 0x80`,
 // x32) kills the process.
 //
-// SEC-8: InstallSeccompInChild is one-way and must be the last step before execve, so the
-// filter need not allow the sandbox's own setup syscalls (mount, pivot_root, unshare, ...).
+// SEC-8: InstallSeccompInChild is one-way and is the last setup step of the sandbox's pid 1
+// (which then only clones the program, reaps and relays signals), so the filter need not
+// allow the sandbox's own setup syscalls (mount, pivot_root, unshare, ...).
 #pragma once
-
-// This file's name shadows the kernel's <linux/seccomp.h> for code built with -I src, where
-// libseccomp's <seccomp.h> includes it; forward to the kernel's header so both are seen.
-#include_next <linux/seccomp.h>  // NOLINT(clang-diagnostic-gnu-include-next)
 
 #include <linux/filter.h>
 

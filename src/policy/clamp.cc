@@ -28,7 +28,7 @@ bool PathLess(const std::string& a, const std::string& b) {
   return a.size() < b.size();
 }
 
-std::string Prefixed(std::string_view who, const Error& error) { 
+std::string Prefixed(std::string_view who, const Error& error) {
   std::string out(who);
   out += ": ";
   out += error.Message();
@@ -122,9 +122,15 @@ FilesystemRules Flatten(std::vector<Entry> entries) {
     ancestors.push_back(&e);
     if (e.access == inherited) continue;
     switch (e.access) {
-      case Access::kNone: out.denied.push_back(e.path); break;
-      case Access::kReadOnly: out.readonly.push_back(e.path); break;
-      case Access::kReadWrite: out.readwrite.push_back(e.path); break;
+      case Access::kNone:
+        out.denied.push_back(e.path);
+        break;
+      case Access::kReadOnly:
+        out.readonly.push_back(e.path);
+        break;
+      case Access::kReadWrite:
+        out.readwrite.push_back(e.path);
+        break;
     }
   }
   return out;
@@ -181,14 +187,14 @@ Result<Network> ClampNetwork(const std::optional<Network>& ceiling_net,
   if (request.mode == NetworkMode::kAllow) {  // ceiling is proxy: narrowed to its domains
     decisions.push_back({DecisionKind::kNetwork, "network", "allow", "proxy",
                          "the operator's ceiling allows only its proxy domains"});
-    for (const DomainPattern& d : *ceiling_allow) out.allow_domains.push_back(FormatDomainPattern(d));
+    for (const DomainPattern& d : *ceiling_allow)
+      out.allow_domains.push_back(FormatDomainPattern(d));
     return out;
   }
   for (const DomainPattern& d : *request_allow) {
-    const bool covered =
-        ceiling.mode == NetworkMode::kAllow ||
-        std::any_of(ceiling_allow->begin(), ceiling_allow->end(),
-                    [&](const DomainPattern& c) { return DomainCovers(c, d); });
+    const bool covered = ceiling.mode == NetworkMode::kAllow ||
+                         std::any_of(ceiling_allow->begin(), ceiling_allow->end(),
+                                     [&](const DomainPattern& c) { return DomainCovers(c, d); });
     if (covered) {
       out.allow_domains.push_back(FormatDomainPattern(d));
     } else {
@@ -257,8 +263,8 @@ Result<ClampResult> Clamp(const Ceiling& ceiling, const Request& request, const 
     const std::string reason = by_ceiling < asked.access
                                    ? CeilingReason(governing, granted)
                                    : "the request also lists this path more restrictively";
-    decisions.push_back({DecisionKind::kPath, asked.path, AccessName(asked.access),
-                         AccessName(granted), reason});
+    decisions.push_back(
+        {DecisionKind::kPath, asked.path, AccessName(asked.access), AccessName(granted), reason});
   }
 
   // SEC-2: protected paths inside the grants are capped, unless the ceiling names the
@@ -268,10 +274,9 @@ Result<ClampResult> Clamp(const Ceiling& ceiling, const Request& request, const 
     if (e.access != Access::kNone) grants.push_back(e.path);
   }
   for (const ProtectedPath& p : FindProtectedPaths(grants, home)) {
-    const bool lifted = std::any_of(ceiling_entries->begin(), ceiling_entries->end(),
-                                    [&](const Entry& c) {
-                                      return c.path == p.path && c.access != Access::kNone;
-                                    });
+    const bool lifted =
+        std::any_of(ceiling_entries->begin(), ceiling_entries->end(),
+                    [&](const Entry& c) { return c.path == p.path && c.access != Access::kNone; });
     if (lifted) continue;
     const Access before = AccessAt(effective, p.path);
     if (before > p.cap) {
@@ -280,8 +285,8 @@ Result<ClampResult> Clamp(const Ceiling& ceiling, const Request& request, const 
     }
     for (Entry& e : effective) {  // entries inside the protected path are capped too
       if (e.path != p.path && IsWithin(e.path, p.path) && e.access > p.cap) {
-        decisions.push_back({DecisionKind::kPath, e.path, AccessName(e.access),
-                             AccessName(p.cap), "protected: inside " + p.path});
+        decisions.push_back({DecisionKind::kPath, e.path, AccessName(e.access), AccessName(p.cap),
+                             "protected: inside " + p.path});
         e.access = p.cap;
       }
     }

@@ -14,9 +14,7 @@ Error DomainError(std::string_view text, std::string_view why) {
   return MakeError(ErrorCode::kPolicy, std::move(context));
 }
 
-bool IsLabelChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-}
+bool IsLabelChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
 
 // A hostname: dot-separated labels of [a-z0-9-], 1..63 chars, not starting or ending with
 // '-', total at most 253. IP literals are accepted as names of digits and dots.
@@ -76,8 +74,9 @@ Result<DomainPattern> ParseDomainPattern(std::string_view text) {
     rest = rest.substr(2);
   }
   std::string name(rest);
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; });
+  std::transform(name.begin(), name.end(), name.begin(), [](char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  });
   if (!name.empty() && name.back() == '.') name.pop_back();  // "example.com." is absolute form
   if (!IsValidHostName(name)) {
     return DomainError(text, "expected host, *.suffix, optionally followed by :port");

@@ -19,8 +19,8 @@
 namespace agentbox {
 
 struct DomainPattern {
-  bool wildcard = false;       // "*.suffix": any name strictly beneath suffix
-  std::string name;            // lowercase host, or the suffix when wildcard
+  bool wildcard = false;         // "*.suffix": any name strictly beneath suffix
+  std::string name;              // lowercase host, or the suffix when wildcard
   std::optional<uint16_t> port;  // nullopt: the default web ports, 80 and 443
 
   bool operator==(const DomainPattern&) const = default;

@@ -95,8 +95,8 @@ class Finder {
       return IsWithin(canonical, g) || IsWithin(g, canonical);
     });
     if (!touches) return;
-    found_.push_back({canonical, name.cap,
-                      std::string(name.cap == Access::kNone ? kCredential : kRunsCode)});
+    found_.push_back(
+        {canonical, name.cap, std::string(name.cap == Access::kNone ? kCredential : kRunsCode)});
   }
 
   // All names at `base`.
@@ -135,10 +135,9 @@ class Finder {
   }
 
   std::vector<ProtectedPath> Take() {
-    std::sort(found_.begin(), found_.end(),
-              [](const ProtectedPath& a, const ProtectedPath& b) {
-                return a.path != b.path ? a.path < b.path : a.cap < b.cap;
-              });
+    std::sort(found_.begin(), found_.end(), [](const ProtectedPath& a, const ProtectedPath& b) {
+      return a.path != b.path ? a.path < b.path : a.cap < b.cap;
+    });
     // The same file under two names keeps its strictest cap (sorted first).
     found_.erase(std::unique(found_.begin(), found_.end(),
                              [](const ProtectedPath& a, const ProtectedPath& b) {

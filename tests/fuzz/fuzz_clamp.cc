@@ -86,8 +86,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const char selector = input[start];
       std::string path = input.substr(start + 1, end - start - 1);
       auto& fs_rules = request.doc.filesystem;
-      (selector % 3 == 0 ? fs_rules.readonly : selector % 3 == 1 ? fs_rules.readwrite
-                                                                 : fs_rules.denied)
+      (selector % 3 == 0   ? fs_rules.readonly
+       : selector % 3 == 1 ? fs_rules.readwrite
+                           : fs_rules.denied)
           .push_back(std::move(path));
     }
     start = end + 1;

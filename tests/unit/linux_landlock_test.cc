@@ -1,10 +1,10 @@
 // Tests for linux/landlock. Restricting is one-way, so every test that enforces a ruleset
 // does it in a forked child; the child runs numbered checks and exits with the number of
 // the first one that failed (0: all passed), after naming it on stderr.
-#include "linux/landlock.h"
-
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -23,9 +23,7 @@
 #include <functional>
 #include <string>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
+#include "linux/landlock.h"
 #include "linux/uapi/landlock.h"
 
 namespace agentbox {

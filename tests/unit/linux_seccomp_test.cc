@@ -1,7 +1,5 @@
 // SEC-8: the seccomp deny list. Installing a filter is one-way, so every test that installs
 // one does it in a forked child, which reports through its exit status.
-#include "linux/seccomp.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/netlink.h>
@@ -27,6 +25,8 @@
 #include <string>
 #include <system_error>
 #include <thread>
+
+#include "linux/seccomp.h"
 
 namespace agentbox {
 namespace {

@@ -1,16 +1,15 @@
 // SEC-1: canonicalization before comparison.
-#include "policy/canonicalize.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "fixture_tree.h"
+#include "policy/canonicalize.h"
 
 namespace agentbox {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FixtureTree;
+using ::testing::HasSubstr;
 
 class CanonicalizeTest : public ::testing::Test {
  protected:

@@ -1,20 +1,19 @@
 // SEC-1, SEC-2, SEC-3: the clamp of an agent's request to the operator's ceiling.
-#include "policy/clamp.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "fixture_tree.h"
+#include "policy/clamp.h"
 
 namespace agentbox {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::Field;
+using testing::FixtureTree;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
-using testing::FixtureTree;
 
 class ClampTest : public ::testing::Test {
  protected:
@@ -256,9 +255,9 @@ TEST_F(ClampTest, CodeRunningFilesInsideAWritableGrantAreReadOnly) {
   auto r = Run(Rw({"~/proj"}), Rw({"~/proj"}));
   ASSERT_TRUE(r.ok());
   EXPECT_THAT(r->policy.filesystem.readwrite, ElementsAre(P("home/proj")));
-  EXPECT_THAT(r->policy.filesystem.readonly,
-              ElementsAre(P("home/proj/.git/config"), P("home/proj/.git/hooks"),
-                          P("home/proj/.mcp.json")));
+  EXPECT_THAT(
+      r->policy.filesystem.readonly,
+      ElementsAre(P("home/proj/.git/config"), P("home/proj/.git/hooks"), P("home/proj/.mcp.json")));
   EXPECT_EQ(r->decisions.size(), 3U);
 }
 
@@ -377,8 +376,7 @@ TEST_F(NetworkClampTest, ProxyDomainsAreNarrowedToTheCeilings) {
                    {"ads.example.com"}));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->policy.network.mode, NetworkMode::kProxy);
-  EXPECT_THAT(r->policy.network.allow_domains,
-              ElementsAre("files.pythonhosted.org", "pypi.org"));
+  EXPECT_THAT(r->policy.network.allow_domains, ElementsAre("files.pythonhosted.org", "pypi.org"));
   EXPECT_THAT(r->policy.network.deny_domains,
               UnorderedElementsAre("ads.example.com", "evil.pypi.org"));
   ASSERT_EQ(r->decisions.size(), 1U);

@@ -1,6 +1,6 @@
-#include "policy/domain.h"
-
 #include <gtest/gtest.h>
+
+#include "policy/domain.h"
 
 namespace agentbox {
 namespace {
@@ -20,9 +20,9 @@ TEST(DomainTest, ParsesHostWildcardAndPort) {
 }
 
 TEST(DomainTest, RejectsMalformedEntries) {
-  for (const char* bad : {"", "*", "*.", "a..b", "-a.com", "a-.com", "a b.com", "a.com:0",
-                          "a.com:65536", "a.com:", "a.com:8x", "*a.com", "a.*.com", "exämple.com",
-                          "http://a.com", "a.com/path"}) {
+  for (const char* bad :
+       {"", "*", "*.", "a..b", "-a.com", "a-.com", "a b.com", "a.com:0", "a.com:65536",
+        "a.com:", "a.com:8x", "*a.com", "a.*.com", "exämple.com", "http://a.com", "a.com/path"}) {
     EXPECT_FALSE(ParseDomainPattern(bad).ok()) << bad;
   }
 }
