@@ -73,7 +73,7 @@ Result<Ceiling> RunCeiling(const RunFlags& f, const Request& request, const Path
   return Ceiling{request.doc};
 }
 
-// The sandbox's whole environment: nothing is inherited unless named.
+// SEC-19: the sandbox's whole environment; nothing of the host's is inherited unless named.
 Result<std::vector<std::string>> BuildEnvironment(const RunFlags& f) {
   std::map<std::string, std::string> env{
       {"PATH", "/usr/bin:/bin"}, {"HOME", "/tmp"}, {"LANG", "C.UTF-8"}};
@@ -217,6 +217,8 @@ int RunCommand(std::span<char* const> args) {
     PrintJson(*result, *clamped);
   } else if (result->outcome == Outcome::kSetupFailed) {
     return Fail(result->error);
+  } else if (result->outcome == Outcome::kExecFailed) {
+    std::fprintf(stderr, "agentbox: %s\n", result->error.Message().c_str());
   } else if (result->outcome == Outcome::kTimedOut) {
     std::fprintf(stderr, "agentbox: timed out after %llu ms; the sandbox was killed\n",
                  static_cast<unsigned long long>(plan->timeout_ms));

@@ -101,7 +101,9 @@ sigset_t ForwardedSignals() {
 
 // The program, in pid 1's child: fresh session, clean signal state, exec.
 [[noreturn]] void StartProgram(const ChildContext& ctx) {
-  ::setsid();  // no controlling terminal: TIOCSTI into the caller's terminal is impossible
+  // SEC-18: a new session without a controlling terminal, so the program cannot inject
+  // input into the caller's terminal (TIOCSTI is also denied by seccomp, SEC-8).
+  ::setsid();
   for (int sig = 1; sig < NSIG; ++sig) {
     if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
   }
@@ -144,7 +146,8 @@ sigset_t ForwardedSignals() {
   SandboxPlan& plan = *ctx.plan;
 
   // Stage table: the order of setup lives here and nowhere else.
-  // kLifeline: SIGKILL when the supervisor dies; if it already died, stop now.
+  // SEC-17: SIGKILL when the supervisor dies (even by SIGKILL); if it already died, stop
+  // now. pid 1's death takes the whole sandbox with it.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail(ctx, Stage::kLifeline, errno);
   pollfd lifeline{ctx.lifeline_fd, POLLIN, 0};
   if (::poll(&lifeline, 1, 0) > 0 && (lifeline.revents & POLLHUP) != 0 &&
@@ -156,11 +159,15 @@ sigset_t ForwardedSignals() {
   if (int err = MoveFd(ctx.stdout_fd, 1); err != 0) Fail(ctx, Stage::kStdio, err);
   if (int err = MoveFd(ctx.stderr_fd, 2); err != 0) Fail(ctx, Stage::kStdio, err);
 
+  // SEC-14: only 0, 1 and 2 reach the program; our own pipes are CLOEXEC and the ruleset
+  // fd is closed after use.
   const int keep[] = {ctx.status_fd, ctx.lifeline_fd, ctx.ruleset_fd};
   if (int err = CloseAllExcept(keep, 3); err != 0) Fail(ctx, Stage::kCloseFds, err);
 
   if (int err = WriteIdMapsInChild(plan.id_maps); err != 0) Fail(ctx, Stage::kIdMaps, err);
 
+  // SEC-13: pid 1 is a copy of the supervisor; wipe the caller's argv and environment
+  // from its memory so /proc/1/environ and /proc/1/cmdline show nothing of the host.
   if (ctx.scrub_begin != nullptr && ctx.scrub_end > ctx.scrub_begin) {
     std::memset(ctx.scrub_begin, 0, static_cast<size_t>(ctx.scrub_end - ctx.scrub_begin));
   }

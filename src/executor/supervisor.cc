@@ -206,6 +206,13 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
                      "a cgroup is required but none is usable: " + support.detail);
   }
   const bool cg_pids = cgroup && cgroup->limits_pids();
+  // SEC-9: the process limit must hold. RLIMIT_NPROC does not bind the global root user,
+  // so a run started by root needs the cgroup; without one it is refused, not weakened.
+  if (!cg_pids && ::getuid() == 0) {
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot bound the number of processes: no usable cgroup pids controller, "
+                     "and RLIMIT_NPROC does not apply to root (" + support.detail + ")");
+  }
   const bool cg_memory = cgroup && cgroup->limits_memory();
   const RlimitPlan rlimits = BuildRlimitPlan(plan.limits, !cg_pids, !cg_memory);
   enforcement.limits =

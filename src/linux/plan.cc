@@ -165,6 +165,8 @@ Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest&
   for (const std::string& kv : req.env) {
     if (kv.rfind("PATH=", 0) == 0) plan.path_env = kv.substr(5);
   }
+  // SEC-20: unless the policy allows the network, the sandbox has its own network
+  // namespace with only loopback: no route out, and no host listener reachable.
   plan.new_network_namespace = policy.network.mode != NetworkMode::kAllow;
   plan.id_maps = IdMapsForSelf();
   plan.timeout_ms = policy.timeout_ms;

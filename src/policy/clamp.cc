@@ -35,7 +35,8 @@ std::string Prefixed(std::string_view who, const Error& error) {
   return out;
 }
 
-// Refuses grants that would let the sandbox rewrite the whole system or the user's home.
+// SEC-21: refuses grants that would let the sandbox rewrite the whole system or the
+// user's home (and so every rc file and credential in it), in ceilings and requests alike.
 Status CheckWritable(const Entry& entry, const std::string& home, std::string_view who) {
   std::string why;
   if (entry.path == "/") {

@@ -1,3 +1,4 @@
+// SEC-7: Landlock rules, per-ABI rights, TCP restriction and scoping.
 // Tests for linux/landlock. Restricting is one-way, so every test that enforces a ruleset
 // does it in a forked child; the child runs numbered checks and exits with the number of
 // the first one that failed (0: all passed), after naming it on stderr.
