@@ -199,6 +199,11 @@ sigset_t ForwardedSignals() {
       ::close(fd);
       if (err != 0) Fail(ctx, Stage::kLandlock, err);
     }
+    const int root = ::open("/", O_PATH | O_CLOEXEC | O_DIRECTORY);
+    if (root < 0) Fail(ctx, Stage::kLandlock, errno);
+    const int list_err = LandlockAllowListingInChild(ctx.ruleset_fd, root);
+    ::close(root);
+    if (list_err != 0) Fail(ctx, Stage::kLandlock, list_err);
     if (int err = LandlockRestrictSelfInChild(ctx.ruleset_fd); err != 0) {
       Fail(ctx, Stage::kLandlock, err);
     }

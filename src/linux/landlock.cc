@@ -149,6 +149,15 @@ int LandlockAllowFdInChild(int ruleset_fd, int path_fd, uint64_t handled_fs, boo
   return 0;
 }
 
+int LandlockAllowListingInChild(int ruleset_fd, int dir_fd) noexcept {
+  const agentbox_landlock_path_beneath_attr attr{.allowed_access = kLandlockAccessFsReadDir,
+                                                 .parent_fd = dir_fd};
+  if (::syscall(__NR_landlock_add_rule, ruleset_fd, kLandlockRulePathBeneath, &attr, 0U) != 0) {
+    return errno;
+  }
+  return 0;
+}
+
 int LandlockRestrictSelfInChild(int ruleset_fd) noexcept {
   // SEC-7: Landlock enforces the same read / read-write grants as the mount view, on the
   // inodes themselves, so a mistake in the mount plan alone (a bind too wide, a mask

@@ -75,6 +75,11 @@ struct LandlockRuleset {
 [[nodiscard]] int LandlockAllowFdInChild(int ruleset_fd, int path_fd, uint64_t handled_fs,
                                          bool writable, bool is_directory) noexcept;
 
+// Child: allows listing the directory dir_fd and those beneath it, nothing else (used for
+// the sandbox root, whose names reveal nothing the mount view does not already show).
+// Returns 0 or an errno. No allocation.
+[[nodiscard]] int LandlockAllowListingInChild(int ruleset_fd, int dir_fd) noexcept;
+
 // Child: restricts the calling thread to the ruleset. ONE-WAY. Precondition: no_new_privs
 // is set (or the caller has CAP_SYS_ADMIN in its user namespace), else EPERM.
 // Returns 0 or an errno. Raw syscall only, no allocation: safe after clone.

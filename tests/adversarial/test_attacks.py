@@ -16,6 +16,7 @@ import os
 import random
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -176,6 +177,36 @@ class Filesystem(harness.SandboxTest):
         self.host(["sh", "-c", script])
         self.assertEqual(self.read(hook), "evil\n")
 
+    # BUG (gap against DESIGN.md §3, "files that run code later outside the sandbox ... are
+    # read-only inside every grant"): protected names are found only where they already exist
+    # (FindProtectedPaths in src/policy/protected_paths.cc lstat()s each candidate), so in a
+    # writable project that has none yet the sandbox creates .mcp.json, .envrc, .vscode/,
+    # .git/hooks/pre-commit and .git/config on the host, all of which run code later.
+    @unittest.expectedFailure
+    def test_protected_names_cannot_be_created_in_a_writable_project(self):
+        project = self.mkdir("project")
+        names = [".mcp.json", ".envrc", ".vscode/tasks.json", ".git/hooks/pre-commit",
+                 ".git/config"]
+        script = (f"cd {project}; mkdir -p .vscode .git/hooks; "
+                  + "; ".join(f"echo evil > {n}" for n in names) + "; echo main > main.py")
+        self.run_box(["sh", "-c", script], "--rw", project)
+        self.assertEqual(self.read(f"{project}/main.py"), "main\n")  # the grant is writable
+        created = [n for n in names if os.path.exists(os.path.join(project, n))]
+        self.assertEqual(created, [])
+
+    # BUG (gap against DESIGN.md §3, as above): .git/hooks and .git/config are protected only
+    # in the grant itself and in repositories directly inside it (CheckRepositoriesIn in
+    # src/policy/protected_paths.cc), so granting a workspace such as ~/src read-write leaves
+    # ~/src/org/repo/.git/hooks writable.
+    @unittest.expectedFailure
+    def test_git_hooks_unwritable_in_a_nested_repo(self):
+        workspace = self.mkdir("workspace")
+        self.mkdir("workspace/org/repo/.git/hooks")
+        self.write("workspace/org/repo/.git/config", "[core]\n")
+        hook = f"{workspace}/org/repo/.git/hooks/pre-commit"
+        self.run_box(["sh", "-c", f"echo evil > {hook}"], "--rw", workspace)
+        self.assertFalse(os.path.exists(hook), "a hook was planted in a nested repository")
+
     def test_etc_shadow_unreadable_even_for_root(self):
         if not harness.is_root():
             self.skipTest("needs root: only root can read /etc/shadow outside the sandbox")
@@ -276,6 +307,29 @@ class Secrets(harness.SandboxTest):
         # Control: a plain child inherits fd 7 and reads the secret through it.
         self.assertEqual(self.host(["cat", "/proc/self/fd/7"], pass_fds=(7,)).stdout,
                          "fd-secret-c0de\n")
+
+
+class Supervisor(harness.SandboxTest):
+    """The program cannot reach the sandbox's pid 1 (a copy of agentbox) or lie through it."""
+
+    # BUG: the program can open pid 1's descriptors through /proc/1/fd (pid 1 is the same uid
+    # and dumpable) and write a forged ChildReport into the status pipe to the supervisor:
+    # a program that exits 0 is reported as "agentbox: setup error: sandbox setup failed at
+    # stage mounts: Permission denied", exit 125, with an empty enforcement report. The same
+    # access gives it pid 1's memory (/proc/1/mem). Making pid 1 non-dumpable
+    # (prctl(PR_SET_DUMPABLE, 0) in SandboxInit) would close both.
+    @unittest.expectedFailure
+    def test_forged_status_report_through_proc_1_fd(self):
+        # executor/stages.h ChildReport {type, stage, err, detail, value}: setup failed at
+        # stage 5 (mounts) with EACCES; as printf octal escapes.
+        report = "".join(f"\\{b:03o}" for b in struct.pack("<5i", 1, 5, 13, -1, 0))
+        forge = ("for fd in /proc/1/fd/*; do case $(readlink $fd) in pipe:*) "
+                 f"printf '{report}' > $fd && echo forged >&2;; esac; done; ")
+        # Control: without the forgery the same program's exit 0 is reported as such.
+        self.assertRan(self.run_box(["sh", "-c", "ls /proc/1/fd > /dev/null; exit 0"]))
+        r = self.run_box(["sh", "-c", forge + "exit 0"])
+        self.assertNotIn("setup error", r.stderr)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 class Processes(harness.SandboxTest):
