@@ -396,33 +396,27 @@ Finding CheckSeccomp(const Host&) {
 
 Finding CheckCgroups(const Host& host) {
   const CgroupSupport support = DetectCgroupSupport();
-  switch (support.version) {
-    case CgroupVersion::kV2:
-    case CgroupVersion::kV1: {
-      const std::string version = support.version == CgroupVersion::kV2 ? "v2" : "v1";
-      std::string finding = "cgroup " + version + " (pids " + (support.pids ? "yes" : "no") +
-                            ", memory " + (support.memory ? "yes" : "no") + "): " + support.detail;
-      if (!support.pids && host.uid == 0) {
-        return Warn(finding +
-                        "; no pids controller, and RLIMIT_NPROC does not apply to root, "
-                        "so the pids limit cannot be enforced",
-                    "make a cgroup pids controller usable (cgroup v2 root or a v1 pids hierarchy)");
-      }
-      return Ok(finding);
-    }
-    case CgroupVersion::kNone:
-      break;
-  }
-  // The detail already ends by saying so.
   std::string detail = support.detail;
   constexpr std::string_view kSuffix = "; no usable cgroup: limits fall back to rlimits";
   if (detail.ends_with(kSuffix)) detail.resize(detail.size() - kSuffix.size());
-  if (host.uid == 0) {
-    return Warn(
-        "no usable cgroup, limits fall back to rlimits, and RLIMIT_NPROC does not apply "
-        "to root, so the pids limit cannot be enforced: " +
+  // SEC-9 (supervisor.cc): RLIMIT_NPROC does not bind root, so a run by root without a
+  // cgroup pids controller is refused rather than left without a process limit.
+  if (!support.pids && host.uid == 0) {
+    return Failed(
+        "no usable cgroup pids controller, and RLIMIT_NPROC does not apply to root, so runs "
+        "as root are refused: " +
             detail,
-        "mount cgroup2 (mount -t cgroup2 none /sys/fs/cgroup) or a v1 pids hierarchy");
+        "mount cgroup2 (mount -t cgroup2 none /sys/fs/cgroup) or a v1 pids hierarchy, or run "
+        "agentbox as an ordinary user");
+  }
+  switch (support.version) {
+    case CgroupVersion::kV2:
+    case CgroupVersion::kV1:
+      return Ok(std::string("cgroup ") + (support.version == CgroupVersion::kV2 ? "v2" : "v1") +
+                " (pids " + (support.pids ? "yes" : "no") + ", memory " +
+                (support.memory ? "yes" : "no") + "): " + detail);
+    case CgroupVersion::kNone:
+      break;
   }
   return Warn("no usable cgroup, limits fall back to rlimits: " + detail,
               "run agentbox as root, or give uid " + std::to_string(host.uid) +
@@ -476,14 +470,6 @@ Finding CheckSandbox(const Host&) {
   if (!plan) return Failed("plan: " + plan.error().Message(), fix);
   RunOptions options;
   options.capture_output = true;
-  // A pid 1 that fails a setup stage exits before the supervisor releases it, and that
-  // write would raise SIGPIPE and kill doctor without a word; ignore it so the failure is
-  // reported. The sandbox's init resets every signal disposition before exec.
-  struct sigaction ignore {};
-  struct sigaction previous {};
-  ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &ignore, &previous);
-  auto restore = ScopeGuard([&previous] { ::sigaction(SIGPIPE, &previous, nullptr); });
   auto result = RunSandbox(*plan, options);
   if (!result) return Failed("refused: " + result.error().Message(), fix);
   const std::string layers = DescribeEnforcement(result->enforcement);
@@ -501,6 +487,7 @@ Finding CheckSandbox(const Host&) {
       return Failed("/bin/true timed out after " + std::to_string(plan->timeout_ms) + " ms", fix);
     case Outcome::kSetupFailed:
     case Outcome::kExecFailed:
+    case Outcome::kCancelled:
       return Failed(result->error.Message(), fix);
   }
   return Failed("unknown outcome", fix);

@@ -17,6 +17,7 @@ inline constexpr int kExitRefused = 125;
 int PolicyCommand(std::span<char* const> args);
 int DemoCommand(std::span<char* const> args);
 int RunCommand(std::span<char* const> args);
+int DoctorCommand(std::span<char* const> args);
 
 // The home directory and working directory of this process, for canonicalization.
 [[nodiscard]] PathContext HostPathContext();

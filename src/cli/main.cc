@@ -1,5 +1,6 @@
 // agentbox: one program, dispatched on its first argument. Each subcommand lives in its own
 // file; this one only routes.
+#include <csignal>
 #include <cstdio>
 #include <span>
 #include <string_view>
@@ -18,6 +19,7 @@ constexpr std::string_view kHelp =
     "  run            run a command in a sandbox\n"
     "  policy clamp   show how a request is narrowed to the operator's ceiling\n"
     "  demo           show agentbox at work on a throwaway fixture\n"
+    "  doctor         check what this host offers the sandbox, and run one\n"
     "\n"
     "options:\n"
     "  --version      print the version\n"
@@ -29,6 +31,9 @@ constexpr std::string_view kHelp =
 
 int main(int argc, char** argv, char** envp) {
   agentbox::RememberProcessStrings(argc, argv, envp);
+  // Writes to a closed pipe fail with EPIPE and are handled where they happen. The sandboxed
+  // program starts with default dispositions (SEC-18).
+  std::signal(SIGPIPE, SIG_IGN);
   const std::span<char* const> args(argv, static_cast<size_t>(argc));
   if (args.size() < 2) {
     std::fputs(kHelp.data(), stderr);
@@ -47,6 +52,7 @@ int main(int argc, char** argv, char** envp) {
   if (command == "run") return agentbox::RunCommand(rest);
   if (command == "policy") return agentbox::PolicyCommand(rest);
   if (command == "demo") return agentbox::DemoCommand(rest);
+  if (command == "doctor") return agentbox::DoctorCommand(rest);
   std::fprintf(stderr, "agentbox: unknown command '%.*s' (see agentbox --help)\n",
                static_cast<int>(command.size()), command.data());
   return agentbox::kExitRefused;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ enum class Outcome {
   kTimedOut,     // the timeout killed the sandbox
   kSetupFailed,  // a sandbox stage failed; error says which, nothing ran
   kExecFailed,   // the program could not be started (not found, not executable)
+  kCancelled,    // the caller cancelled the run; the sandbox was killed
 };
 
 const char* OutcomeName(Outcome outcome);
@@ -47,7 +49,11 @@ struct RunOptions {
   size_t capture_limit = 1 << 20;  // bytes kept per stream: head and tail halves
   bool forward_signals = false;    // forward SIGINT/SIGTERM/SIGHUP/SIGQUIT to the program
   std::vector<Layer> required;
-  int stdin_fd = 0;  // the program's stdin
+  int stdin_fd = 0;    // the program's stdin
+  int cancel_fd = -1;  // when it becomes readable, the sandbox is killed (kCancelled)
+  // Called about every progress_interval_ms while the program runs (on this thread).
+  std::function<void(uint64_t elapsed_ms)> on_progress;
+  uint64_t progress_interval_ms = 1000;
 };
 
 struct CapturedStream {

@@ -139,6 +139,8 @@ const char* OutcomeName(Outcome outcome) {
       return "setup_failed";
     case Outcome::kExecFailed:
       return "exec_failed";
+    case Outcome::kCancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -165,6 +167,8 @@ int ExitCodeFor(const RunResult& result) {
       return 125;
     case Outcome::kExecFailed:
       return result.error.err == ENOENT || result.error.err == ENOTDIR ? 127 : 126;
+    case Outcome::kCancelled:
+      return 128 + SIGKILL;
   }
   return 125;
 }
@@ -211,7 +215,8 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   if (!cg_pids && ::getuid() == 0) {
     return MakeError(ErrorCode::kUnavailable,
                      "cannot bound the number of processes: no usable cgroup pids controller, "
-                     "and RLIMIT_NPROC does not apply to root (" + support.detail + ")");
+                     "and RLIMIT_NPROC does not apply to root (" +
+                         support.detail + ")");
   }
   const bool cg_memory = cgroup && cgroup->limits_memory();
   const RlimitPlan rlimits = BuildRlimitPlan(plan.limits, !cg_pids, !cg_memory);
@@ -293,12 +298,10 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
       return s.error();
     }
   }
+  // Release pid 1. If it already failed a stage and exited, this write fails (EPIPE; the
+  // process ignores SIGPIPE) and the wait below reads its report.
   const char go = 1;
-  if (::write(lifeline->write.get(), &go, 1) != 1) {
-    kill_sandbox();
-    ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
-    return ErrnoError(ErrorCode::kSetup, "write", "releasing the sandbox");
-  }
+  [[maybe_unused]] const ssize_t released = ::write(lifeline->write.get(), &go, 1);
 
   // Enforcement as planned; a stage that fails is reported and the result says setup_failed.
   enforcement.namespaces = true;
@@ -316,12 +319,15 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   bool out_open = out_pipe.has_value();
   bool err_open = err_pipe.has_value();
   bool timed_out = false;
+  bool cancelled = false;
   const auto deadline = start + std::chrono::milliseconds(plan.timeout_ms);
+  const auto progress_every = std::chrono::milliseconds(options.progress_interval_ms);
+  auto next_progress = start + progress_every;
 
   // SEC-15: the run ends when pid 1 is reaped: its exit makes the kernel kill every other
   // process of the sandbox first, so nothing the sandbox started outlives the call.
   while (true) {
-    pollfd fds[4];
+    pollfd fds[5];
     nfds_t n = 0;
     fds[n++] = {pidfd, POLLIN, 0};
     const nfds_t out_index = n;
@@ -330,16 +336,27 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     if (err_open) fds[n++] = {err_pipe->read.get(), POLLIN, 0};
     const nfds_t sig_index = n;
     if (signal_fd) fds[n++] = {signal_fd.get(), POLLIN, 0};
+    const nfds_t cancel_index = n;
+    const bool watch_cancel = options.cancel_fd >= 0 && !cancelled && !timed_out;
+    if (watch_cancel) fds[n++] = {options.cancel_fd, POLLIN, 0};
     const auto now = std::chrono::steady_clock::now();
     int wait_ms = -1;
-    if (!timed_out) {
+    if (!timed_out && !cancelled) {
       if (now >= deadline) {
         timed_out = true;  // SEC-16: the timeout kills pid 1, and with it the sandbox
         kill_sandbox();
         continue;
       }
-      wait_ms =
-          static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count());
+      auto wake = deadline;
+      if (options.on_progress) {
+        if (now >= next_progress) {
+          options.on_progress(static_cast<uint64_t>(
+              std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count()));
+          next_progress = now + progress_every;
+        }
+        wake = std::min(wake, next_progress);
+      }
+      wait_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wake - now).count());
     }
     const int ready = ::poll(fds, n, wait_ms);
     if (ready < 0 && errno != EINTR) break;
@@ -353,6 +370,10 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
       while (::read(signal_fd.get(), &info, sizeof(info)) == sizeof(info)) {
         uapi::PidfdSendSignal(pidfd, static_cast<int>(info.ssi_signo));
       }
+    }
+    if (watch_cancel && fds[cancel_index].revents != 0) {
+      cancelled = true;
+      kill_sandbox();
     }
     if (fds[0].revents != 0) break;
   }
@@ -390,6 +411,9 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   if (setup_failure) {
     result.outcome = Outcome::kSetupFailed;
     result.error = SetupError(plan, *setup_failure);
+  } else if (cancelled) {
+    result.outcome = Outcome::kCancelled;
+    result.error = MakeError(ErrorCode::kSetup, "cancelled; the sandbox was killed");
   } else if (timed_out) {
     result.outcome = Outcome::kTimedOut;
     result.error = MakeError(ErrorCode::kTimeout,

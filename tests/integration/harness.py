@@ -6,7 +6,7 @@ same command without the sandbox as a control, make fixtures in a per-test direc
             secret = self.write("out/secret", "s3cret")
             r = self.run_box(["cat", secret], "--ro", self.path("in"))
             self.assertNotEqual(r.returncode, 0)                 # contained ...
-            self.assertEqual(self.host(["cat", secret]).stdout, "s3cret")  # ... and the attack is real
+            self.assertEqual(self.host(["cat", secret]).stdout, "s3cret")  # ... the attack is real
 
 The environment gives the binaries: AGENTBOX (the agentbox executable) and AGENTBOX_PROBES
 (the directory of tests/adversarial/probes). Every subprocess has a timeout, so no test hangs.
@@ -22,8 +22,9 @@ import time
 import unittest
 import uuid
 
-AGENTBOX = os.environ.get("AGENTBOX", "")
-PROBES = os.environ.get("AGENTBOX_PROBES", "")
+# Absolute, since agentbox runs with cwd "/" and the probes' directory is granted by path.
+AGENTBOX = os.path.abspath(os.environ["AGENTBOX"]) if os.environ.get("AGENTBOX") else ""
+PROBES = os.path.abspath(os.environ["AGENTBOX_PROBES"]) if os.environ.get("AGENTBOX_PROBES") else ""
 TIMEOUT = 20  # seconds: the bound on every subprocess a test starts
 
 # Any of these makes agentbox take its operator ceiling from the environment.
@@ -209,6 +210,6 @@ class SandboxTest(unittest.TestCase):
         return lines[0]
 
     def assertRan(self, result, code=0):
-        self.assertEqual(result.returncode, code,
-                         f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}")
+        self.assertEqual(result.returncode, code, f"exit {result.returncode}\n"
+                         f"stdout: {result.stdout}\nstderr: {result.stderr}")
         return result

@@ -9,7 +9,6 @@ flag errors. ctest runs each class as root and as uid 65534 (see run_suite.py).
 import os
 import signal
 import subprocess
-import sys
 import unittest
 
 import harness
@@ -76,20 +75,26 @@ class ExitCodes(harness.SandboxTest):
     # BUG: when the sandbox's pid 1 fails a setup stage before the supervisor releases it
     # (here: chdir to a --cwd that does not exist), the supervisor's write of the "go" byte
     # to the lifeline pipe in RunSandbox (src/executor/supervisor.cc) hits a closed pipe and
-    # SIGPIPE kills agentbox: exit 141 (-13 here) with no message, about half the time,
-    # instead of 125 and "agentbox: setup error: ... stage chdir".
+    # SIGPIPE kills agentbox: exit 141 (-13 here) with no message and the run's cgroup left
+    # behind, instead of 125 and "agentbox: setup error: ... stage chdir". It is a race: about
+    # 1 run in 6 as root (the cgroup attach delays the write), 1 in 100 as another user.
     @unittest.expectedFailure
     def test_setup_failure_is_always_125_with_a_reason(self):
+        if not harness.is_root():
+            # Too rare to show reliably here (see above); the root variant pins it. Once fixed,
+            # drop this skip with the expectedFailure.
+            raise unittest.SkipTest("the race shows about 1 run in 100 as non-root")
         # A --cwd inside a grant that does not exist: the sandbox's chdir fails, every time.
         grant = self.mkdir("grant")
-        for attempt in range(30):
+        for attempt in range(60):
             with self.subTest(attempt=attempt):
                 r = self.run_box(["true"], "--ro", grant, "--cwd", os.path.join(grant, "missing"))
                 self.assertRefused(r)
 
     # BUG: agentbox run started from a directory under /tmp that is not granted fails at the
-    # sandbox's chdir (125) instead of falling back to "/": IsVisible() in src/linux/plan.cc
-    # counts every path under /tmp as visible, but the sandbox's /tmp is a fresh tmpfs.
+    # sandbox's chdir (125, or 141 through the SIGPIPE bug above) instead of falling back to
+    # "/": IsVisible() in src/linux/plan.cc counts every path under /tmp as visible, but the
+    # sandbox's /tmp is a fresh, empty tmpfs.
     @unittest.expectedFailure
     def test_caller_directory_not_in_sandbox_falls_back(self):
         r = self.run_box(["pwd"], cwd=self.tmp)
