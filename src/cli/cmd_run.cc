@@ -195,7 +195,7 @@ int RunCommand(std::span<char* const> args) {
   auto required = ParseRequired(f.require, clamped->policy);
   if (!required) return Fail(required.error());
 
-  SandboxRequest sandbox_request{*command, *env, f.cwd, ctx.cwd};
+  SandboxRequest sandbox_request{*command, *env, f.cwd, ctx.cwd, {}};
   auto plan = BuildSandboxPlan(clamped->policy, sandbox_request);
   if (!plan) return Fail(plan.error());
   if (f.explain) {

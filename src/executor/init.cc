@@ -165,6 +165,10 @@ sigset_t ForwardedSignals() {
   if (int err = CloseAllExcept(keep, 3); err != 0) Fail(ctx, Stage::kCloseFds, err);
 
   if (int err = WriteIdMapsInChild(plan.id_maps); err != 0) Fail(ctx, Stage::kIdMaps, err);
+  // SEC-22: pid 1 is not dumpable, so the program (same uid, no capabilities) cannot open
+  // /proc/1/fd/* to forge a report on the status pipe, nor read /proc/1/mem. Only after the
+  // id maps: a non-dumpable process's /proc files belong to root.
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) Fail(ctx, Stage::kIdMaps, errno);
 
   // SEC-13: pid 1 is a copy of the supervisor; wipe the caller's argv and environment
   // from its memory so /proc/1/environ and /proc/1/cmdline show nothing of the host.

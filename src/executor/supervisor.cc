@@ -15,6 +15,7 @@
 
 #include "base/fd.h"
 #include "base/log.h"
+#include "base/scope_guard.h"
 #include "executor/sandbox.h"
 #include "executor/stages.h"
 #include "linux/cgroup.h"
@@ -264,6 +265,8 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     ::pthread_sigmask(SIG_BLOCK, &forwarded, &old_mask);
     signal_fd.Reset(::signalfd(-1, &forwarded, SFD_CLOEXEC | SFD_NONBLOCK));
   }
+  // Forwarded signals stay blocked (and arrive on signal_fd) until the sandbox is reaped.
+  auto restore_mask = ScopeGuard([&] {});
 
   int pidfd = -1;
   uapi::CloneArgs args{};
@@ -281,7 +284,6 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   const long pid = uapi::Clone3(&args);
   if (pid == 0) SandboxInit(ctx);
   const int clone_errno = errno;
-  if (options.forward_signals) ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid < 0) return CloneError(clone_errno);
 
   UniqueFd pidfd_owner(pidfd);
@@ -387,7 +389,6 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   if (err_open) ::fcntl(err_pipe->read.get(), F_SETFL, 0), Drain(err_pipe->read.get(), err_capture);
   result.out = out_capture.Finish();
   result.err = err_capture.Finish();
-  if (options.forward_signals) ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
 
   ChildReport report{};
   std::optional<ChildReport> setup_failure;

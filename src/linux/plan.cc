@@ -158,6 +158,11 @@ bool IsVisible(const Policy& policy, const std::string& path) {
 
 Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest& req) {
   if (req.argv.empty()) return MakeError(ErrorCode::kUsage, "no command given");
+  if (policy.network.mode == NetworkMode::kProxy) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "network egress by domain (proxy mode) is not available yet; use block or "
+                     "allow");
+  }
   SandboxPlan plan;
   plan.argv = req.argv;
   plan.env = req.env;
@@ -194,6 +199,11 @@ Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest&
     rules.push_back({p, true});
   }
   for (const std::string& p : policy.filesystem.denied) AddMask(policy_ops, p);
+
+  for (const std::string& file : req.internal_readonly_files) {
+    policy_ops.push_back({MountKind::kBindReadOnly, file, file, false});
+    rules.push_back({file, false});
+  }
 
   // SEC-12: every directory between a writable grant and a read-only or hidden path inside
   // it is pinned (bound onto itself), so it cannot be renamed away and replaced by a copy

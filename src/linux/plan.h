@@ -26,6 +26,9 @@ struct SandboxRequest {
   std::vector<std::string> env;    // "K=V": the whole environment, nothing is inherited
   std::optional<std::string> cwd;  // inside the sandbox; default: caller_cwd if visible
   std::string caller_cwd;
+  // Files bound read-only at their own path whatever the policy says: agentbox's own binary,
+  // which performs the MCP file operations inside the sandbox (mcp/file_helper.h).
+  std::vector<std::string> internal_readonly_files;
 };
 
 // A path inside the sandbox that the child itself opens for a Landlock rule (the sandbox's

@@ -118,19 +118,26 @@ class Finder {
     }
   }
 
-  // Child directories of `grant` that are git repositories get the repository names.
-  void CheckRepositoriesIn(const std::string& grant) {
+  // Git repositories nested inside `dir` (up to kRepoSearchDepth levels, at most
+  // kRepoSearchBudget directories in all) get the repository names. Hidden directories and
+  // dependency trees are not descended into: repositories do not live there.
+  void CheckRepositoriesIn(const std::string& dir, int depth) {
+    if (depth > kRepoSearchDepth) return;
     struct CloseDir {
       void operator()(DIR* d) const { ::closedir(d); }
     };
-    std::unique_ptr<DIR, CloseDir> dir(::opendir(grant.c_str()));
-    if (!dir) return;
-    while (const dirent* entry = ::readdir(dir.get())) {
+    std::unique_ptr<DIR, CloseDir> handle(::opendir(dir.c_str()));
+    if (!handle) return;
+    while (const dirent* entry = ::readdir(handle.get())) {
       const std::string_view child = entry->d_name;
-      if (child == "." || child == ".." || entry->d_type != DT_DIR) continue;
-      const std::string path = Join(grant, child);
+      if (child.empty() || child[0] == '.' || child == "node_modules" || entry->d_type != DT_DIR ||
+          ++visited_ > kRepoSearchBudget) {
+        continue;
+      }
+      const std::string path = Join(dir, child);
       struct stat st {};
       if (::lstat(Join(path, ".git").c_str(), &st) == 0) CheckAll(path, /*repo_names_only=*/true);
+      CheckRepositoriesIn(path, depth + 1);
     }
   }
 
@@ -148,8 +155,12 @@ class Finder {
   }
 
  private:
+  static constexpr int kRepoSearchDepth = 3;
+  static constexpr int kRepoSearchBudget = 4096;
+
   const std::vector<std::string>& grants_;
   std::vector<ProtectedPath> found_;
+  int visited_ = 0;
 };
 
 }  // namespace
@@ -167,7 +178,7 @@ std::vector<ProtectedPath> FindProtectedPaths(const std::vector<std::string>& gr
       base.resize(slash == 0 ? 1 : slash);
       finder.CheckAncestor(base, grant);
     }
-    finder.CheckRepositoriesIn(grant);
+    finder.CheckRepositoriesIn(grant, 1);
   }
   return finder.Take();
 }

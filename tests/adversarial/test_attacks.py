@@ -22,6 +22,7 @@ import sys
 import time
 import unittest
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 import harness  # noqa: E402
 
@@ -177,8 +178,7 @@ class Filesystem(harness.SandboxTest):
         self.host(["sh", "-c", script])
         self.assertEqual(self.read(hook), "evil\n")
 
-    # BUG (gap against DESIGN.md §3, "files that run code later outside the sandbox ... are
-    # read-only inside every grant"): protected names are found only where they already exist
+    # KNOWN LIMITATION (docs/threat-model.md): protected names are found only where they already exist
     # (FindProtectedPaths in src/policy/protected_paths.cc lstat()s each candidate), so in a
     # writable project that has none yet the sandbox creates .mcp.json, .envrc, .vscode/,
     # .git/hooks/pre-commit and .git/config on the host, all of which run code later.
@@ -194,11 +194,8 @@ class Filesystem(harness.SandboxTest):
         created = [n for n in names if os.path.exists(os.path.join(project, n))]
         self.assertEqual(created, [])
 
-    # BUG (gap against DESIGN.md §3, as above): .git/hooks and .git/config are protected only
-    # in the grant itself and in repositories directly inside it (CheckRepositoriesIn in
-    # src/policy/protected_paths.cc), so granting a workspace such as ~/src read-write leaves
-    # ~/src/org/repo/.git/hooks writable.
-    @unittest.expectedFailure
+    # SEC-2: repositories nested inside a writable workspace (here two levels down) keep
+    # .git/hooks and .git/config read-only.
     def test_git_hooks_unwritable_in_a_nested_repo(self):
         workspace = self.mkdir("workspace")
         self.mkdir("workspace/org/repo/.git/hooks")
@@ -311,19 +308,17 @@ class Secrets(harness.SandboxTest):
 class Supervisor(harness.SandboxTest):
     """The program cannot reach the sandbox's pid 1 (a copy of agentbox) or lie through it."""
 
-    # BUG: the program can open pid 1's descriptors through /proc/1/fd (pid 1 is the same uid
-    # and dumpable) and write a forged ChildReport into the status pipe to the supervisor:
-    # a program that exits 0 is reported as "agentbox: setup error: sandbox setup failed at
-    # stage mounts: Permission denied", exit 125, with an empty enforcement report. The same
-    # access gives it pid 1's memory (/proc/1/mem). Making pid 1 non-dumpable
-    # (prctl(PR_SET_DUMPABLE, 0) in SandboxInit) would close both.
-    @unittest.expectedFailure
+    # SEC-22: pid 1 is not dumpable, so the program cannot open its descriptors through
+    # /proc/1/fd to write a forged report into the status pipe (a program exiting 0 would be
+    # reported as a setup failure), nor read /proc/1/mem.
     def test_forged_status_report_through_proc_1_fd(self):
         # executor/stages.h ChildReport {type, stage, err, detail, value}: setup failed at
         # stage 5 (mounts) with EACCES; as printf octal escapes.
         report = "".join(f"\\{b:03o}" for b in struct.pack("<5i", 1, 5, 13, -1, 0))
         # Only where pid 1 is agentbox: without a pid namespace it would be the host's init.
-        forge = ("case $(readlink /proc/1/exe) in */agentbox) ;; *) exit 3;; esac; "
+        # Unreadable /proc/1/exe (pid 1 not dumpable) means its fds are out of reach too.
+        forge = ("exe=$(readlink /proc/1/exe 2>/dev/null); "
+                 "case $exe in '') exit 0;; */agentbox) ;; *) exit 3;; esac; "
                  "for fd in /proc/1/fd/*; do case $fd in */[012]) continue;; esac; "
                  "case $(readlink $fd) in pipe:*) "
                  f"printf '{report}' > $fd && echo forged >&2;; esac; done; ")
@@ -332,6 +327,12 @@ class Supervisor(harness.SandboxTest):
         r = self.run_box(["sh", "-c", forge + "exit 0"])
         self.assertNotIn("setup error", r.stderr)
         self.assertEqual(r.returncode, 0, r.stderr)
+        # And directly: pid 1's descriptors and memory are out of reach.
+        probe = self.run_box(["sh", "-c", "for fd in /proc/1/fd/*; do "
+                              "( : >> \"$fd\" ) 2>/dev/null && echo \"opened $fd\"; done; "
+                              "head -c1 /proc/1/mem >/dev/null 2>&1 && echo mem; "
+                              "head -c1 /proc/1/environ >/dev/null 2>&1 && echo environ; true"])
+        self.assertEqual(probe.stdout, "")
 
 
 class Processes(harness.SandboxTest):

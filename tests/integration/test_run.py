@@ -9,9 +9,11 @@ flag errors. ctest runs each class as root and as uid 65534 (see run_suite.py).
 import os
 import signal
 import subprocess
+import sys
 import unittest
 
-import harness
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import harness  # noqa: E402
 
 
 class ExitCodes(harness.SandboxTest):
@@ -25,12 +27,8 @@ class ExitCodes(harness.SandboxTest):
         self.assertRan(self.run_box(["sh", "-c", "kill -TERM $$"]), 128 + 15)
         self.assertRan(self.run_box(["sh", "-c", "kill -KILL $$"]), 128 + 9)
 
-    # BUG: SIGTERM sent to agentbox kills agentbox itself (the caller sees death by signal 15)
-    # instead of being forwarded to the program: RunSandbox (src/executor/supervisor.cc)
-    # blocks the forwarded signals for its signalfd, but restores the old mask right after
-    # clone3, before the wait loop. The program never sees SIGTERM (pid 1 dies of
-    # PDEATHSIG SIGKILL), so it cannot clean up, and the run's cgroup directory is left behind.
-    @unittest.expectedFailure
+    # SIGTERM sent to agentbox reaches the program (supervisor -> pid 1 -> program group), so
+    # it can clean up; agentbox does not die of it and leaves nothing behind.
     def test_sigterm_to_agentbox_is_forwarded(self):
         rw = self.mkdir("rw")
         script = f"trap 'echo got TERM; exit 7' TERM; touch {rw}/started; sleep 30 & wait"
@@ -72,31 +70,18 @@ class ExitCodes(harness.SandboxTest):
         self.assertRefused(self.agentbox("run"))
         self.assertRefused(self.agentbox("run", "--"))
 
-    # BUG: when the sandbox's pid 1 fails a setup stage before the supervisor releases it
-    # (here: chdir to a --cwd that does not exist), the supervisor's write of the "go" byte
-    # to the lifeline pipe in RunSandbox (src/executor/supervisor.cc) hits a closed pipe and
-    # SIGPIPE kills agentbox: exit 141 (-13 here) with no message and the run's cgroup left
-    # behind, instead of 125 and "agentbox: setup error: ... stage chdir". It is a race: about
-    # 1 run in 6 as root (the cgroup attach delays the write), 1 in 100 as another user.
-    @unittest.expectedFailure
     def test_setup_failure_is_always_125_with_a_reason(self):
-        if not harness.is_root():
-            # Too rare to show reliably here (see above); the root variant pins it. Once fixed,
-            # drop this skip with the expectedFailure.
-            raise unittest.SkipTest("the race shows about 1 run in 100 as non-root")
+        # pid 1 failing before the supervisor releases it once raced the release write into
+        # SIGPIPE (exit 141, no message), about 1 run in 6 as root: hence the repetitions.
         # A --cwd inside a grant that does not exist: the sandbox's chdir fails, every time.
         grant = self.mkdir("grant")
-        for attempt in range(60):
+        for attempt in range(30):
             with self.subTest(attempt=attempt):
                 r = self.run_box(["true"], "--ro", grant, "--cwd", os.path.join(grant, "missing"))
                 self.assertRefused(r)
 
-    # BUG: agentbox run started from a directory under /tmp that is not granted fails at the
-    # sandbox's chdir (125, or 141 through the SIGPIPE bug above) instead of falling back to
-    # "/": IsVisible() in src/linux/plan.cc counts every path under /tmp as visible, but the
-    # sandbox's /tmp is a fresh, empty tmpfs.
-    @unittest.expectedFailure
     def test_caller_directory_not_in_sandbox_falls_back(self):
+        # self.tmp is under the host's /tmp, which the sandbox does not see.
         r = self.run_box(["pwd"], cwd=self.tmp)
         self.assertRan(r)
         self.assertEqual(r.stdout, "/\n")
@@ -148,12 +133,7 @@ class Flags(harness.SandboxTest):
         line = self.assertRefused(self.run_box(["pwd"], "--cwd", "/usr/local"))
         self.assertIn("/usr/local", line)
 
-    # BUG: a --cwd under /tmp that is not granted passes the plan's visibility check
-    # (IsVisible in src/linux/plan.cc treats all of /tmp as visible, but the sandbox's /tmp
-    # is an empty tmpfs), so it fails later at the sandbox's chdir: "agentbox: setup error:
-    # sandbox setup failed at stage chdir: No such file or directory", not naming the path
-    # (or, racing with the SIGPIPE bug above, exit 141 with no message).
-    @unittest.expectedFailure
+    # The sandbox's /tmp is a new tmpfs: a path under the host's /tmp is not visible.
     def test_cwd_not_granted_under_tmp_refused_naming_it(self):
         hidden = self.mkdir("hidden")
         self.assertIn(hidden, self.assertRefused(self.run_box(["pwd"], "--cwd", hidden)))
