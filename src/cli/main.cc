@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "executor/sandbox.h"
+#include "mcp/file_helper.h"
 
 namespace {
 
@@ -17,6 +18,7 @@ constexpr std::string_view kHelp =
     "\n"
     "commands:\n"
     "  run            run a command in a sandbox\n"
+    "  mcp            serve the MCP tools run_code, read_local_file, write_local_file\n"
     "  policy clamp   show how a request is narrowed to the operator's ceiling\n"
     "  demo           show agentbox at work on a throwaway fixture\n"
     "  doctor         check what this host offers the sandbox, and run one\n"
@@ -53,6 +55,8 @@ int main(int argc, char** argv, char** envp) {
   if (command == "policy") return agentbox::PolicyCommand(rest);
   if (command == "demo") return agentbox::DemoCommand(rest);
   if (command == "doctor") return agentbox::DoctorCommand(rest);
+  if (command == "mcp") return agentbox::McpCommand(rest);
+  if (command == agentbox::mcp::kFileHelperCommand) return agentbox::mcp::FileHelperMain(rest);
   std::fprintf(stderr, "agentbox: unknown command '%.*s' (see agentbox --help)\n",
                static_cast<int>(command.size()), command.data());
   return agentbox::kExitRefused;
