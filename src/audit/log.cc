@@ -152,12 +152,16 @@ Status CheckPrivate(const struct stat& st, const std::string& what, bool want_di
   return {};
 }
 
-// open/openat failed: a symlink gets its own message.
-Error OpenError(const char* syscall, const std::string& what) {
-  if (errno == ELOOP) {
+// open/openat of `path` with O_NOFOLLOW failed: a symlink gets its own message (ELOOP, or
+// ENOTDIR when O_DIRECTORY was also given).
+Error OpenError(const char* syscall, const std::string& path, const std::string& what) {
+  const Error error = SyscallError(syscall, what);
+  struct stat st {};
+  if ((error.err == ELOOP || error.err == ENOTDIR) && ::lstat(path.c_str(), &st) == 0 &&
+      S_ISLNK(st.st_mode)) {
     return MakeError(ErrorCode::kSetup, what + " is a symlink; refusing to follow it");
   }
-  return SyscallError(syscall, what);
+  return error;
 }
 
 bool IsHex64(const std::string& s) {
@@ -203,7 +207,7 @@ std::string AuditTimestamp() {
   ::clock_gettime(CLOCK_REALTIME, &now);
   tm utc{};
   ::gmtime_r(&now.tv_sec, &utc);
-  std::array<char, 40> buf{};
+  std::array<char, 96> buf{};  // room for any int the compiler imagines
   std::snprintf(buf.data(), buf.size(), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
                 utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
                 static_cast<int>(now.tv_nsec / 1000000));
@@ -226,7 +230,7 @@ Result<AuditLog> AuditLog::Open(const std::string& path) {
     if (Status s = MakeDirs(dir); !s) return s.error();
     dfd = UniqueFd(::open(dir.c_str(), kDirFlags));
   }
-  if (!dfd) return OpenError("open", dir_what);
+  if (!dfd) return OpenError("open", dir, dir_what);
   struct stat st {};
   if (::fstat(dfd.get(), &st) < 0) return SyscallError("fstat", dir_what);
   if (Status s = CheckPrivate(st, dir_what, /*want_dir=*/true); !s) return s.error();
@@ -240,7 +244,7 @@ Result<AuditLog> AuditLog::Open(const std::string& path) {
     created = false;
     fd = UniqueFd(::openat(dfd.get(), base.c_str(), kFileFlags));
   }
-  if (!fd) return OpenError("openat", what);
+  if (!fd) return OpenError("openat", path, what);
   if (created) {
     if (::fchmod(fd.get(), 0600) < 0) return SyscallError("fchmod", what);
     if (::fsync(dfd.get()) < 0) return SyscallError("fsync", dir_what);  // the new entry
@@ -474,7 +478,7 @@ namespace {
 Result<std::pair<UniqueFd, off_t>> OpenForReading(const std::string& path) {
   const std::string what = "audit log " + path;
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) return OpenError("open", what);
+  if (!fd) return OpenError("open", path, what);
   struct stat st {};
   if (::fstat(fd.get(), &st) < 0) return SyscallError("fstat", what);
   if (!S_ISREG(st.st_mode)) return MakeError(ErrorCode::kSetup, what + " is not a regular file");

@@ -19,6 +19,7 @@ int DemoCommand(std::span<char* const> args);
 int RunCommand(std::span<char* const> args);
 int DoctorCommand(std::span<char* const> args);
 int McpCommand(std::span<char* const> args);
+int AuditCommand(std::span<char* const> args);
 
 // The home directory and working directory of this process, for canonicalization.
 [[nodiscard]] PathContext HostPathContext();

@@ -19,6 +19,7 @@ constexpr std::string_view kHelp =
     "commands:\n"
     "  run            run a command in a sandbox\n"
     "  mcp            serve the MCP tools run_code, read_local_file, write_local_file\n"
+    "  audit          verify or show the audit log (audit verify | audit tail)\n"
     "  policy clamp   show how a request is narrowed to the operator's ceiling\n"
     "  demo           show agentbox at work on a throwaway fixture\n"
     "  doctor         check what this host offers the sandbox, and run one\n"
@@ -56,6 +57,7 @@ int main(int argc, char** argv, char** envp) {
   if (command == "demo") return agentbox::DemoCommand(rest);
   if (command == "doctor") return agentbox::DoctorCommand(rest);
   if (command == "mcp") return agentbox::McpCommand(rest);
+  if (command == "audit") return agentbox::AuditCommand(rest);
   if (command == agentbox::mcp::kFileHelperCommand) return agentbox::mcp::FileHelperMain(rest);
   std::fprintf(stderr, "agentbox: unknown command '%.*s' (see agentbox --help)\n",
                static_cast<int>(command.size()), command.data());

@@ -130,7 +130,8 @@ Result<Network> ParseNetwork(const json& value) {
                    "/network: expected \"block\", \"allow\" or {\"allow_domains\": [...]}");
 }
 
-Result<RunCodeArgs> ParseRunCode(const json& arguments, const PathContext& paths) {
+Result<RunCodeArgs> ParseRunCode(const json& arguments, const PathContext& paths,
+                                 const Ceiling& ceiling) {
   const json args = WithoutNulls(arguments);
   auto obj = StrictObject::Open(args, "",
                                 {"argv", "cwd", "stdin", "env", "readonly_paths", "readwrite_paths",
@@ -179,8 +180,10 @@ Result<RunCodeArgs> ParseRunCode(const json& arguments, const PathContext& paths
   if (!rw) return rw.error();
   doc.filesystem.readonly = std::move(*ro);
   doc.filesystem.readwrite = std::move(*rw);
-  if (!obj->Has("readonly_paths") && !obj->Has("readwrite_paths") && !paths.cwd.empty()) {
-    doc.filesystem.readwrite = {paths.cwd};  // default: the project, read-write (clamped)
+  if (!obj->Has("readonly_paths") && !obj->Has("readwrite_paths")) {
+    // Default: what the operator's ceiling allows, as it allows it.
+    doc.filesystem.readonly = ceiling.doc.filesystem.readonly;
+    doc.filesystem.readwrite = ceiling.doc.filesystem.readwrite;
   }
   if (const json* network = obj->Find("network")) {
     auto parsed = ParseNetwork(*network);
@@ -196,7 +199,7 @@ Result<RunCodeArgs> ParseRunCode(const json& arguments, const PathContext& paths
 }
 
 ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun& before_run) {
-  auto args = ParseRunCode(call.arguments, tc.paths);
+  auto args = ParseRunCode(call.arguments, tc.paths, tc.ceiling);
   if (!args) return Refuse("invalid arguments: " + args.error().Message());
   SandboxRequest sandbox{args->argv, args->env, args->cwd, tc.paths.cwd, {}};
   auto prepared = Prepare(tc, args->request, std::move(sandbox));
@@ -454,8 +457,9 @@ json ToolList(const ToolContext& tc) {
        "Run a local command on the user's machine, inside an OS sandbox (namespaces, Landlock, "
        "seccomp). This is the tool for every local command: builds, tests, scripts, git. argv "
        "is run as given, without a shell (use [\"sh\", \"-c\", \"...\"] for shell syntax). By "
-       "default the working directory is granted read-write; name readonly_paths and "
-       "readwrite_paths to grant other paths. Everything is narrowed to the operator's "
+       "default the program gets every path of the ceiling below, as the ceiling allows it; "
+       "name readonly_paths and readwrite_paths to ask for less. Everything is narrowed to the "
+       "operator's "
        "ceiling; attempt what you need and let the sandbox decide: narrowed or refused paths "
        "are listed in `decisions`. A non-zero exit code is a normal result. " +
            ceiling},
