@@ -109,8 +109,7 @@ Result<Tail> ReadTail(int fd, off_t end, size_t n, size_t max_bytes, const std::
     pos = nl + 1;
   }
   if (tail.lines.size() > n) {
-    tail.lines.erase(tail.lines.begin(),
-                     tail.lines.end() - static_cast<std::ptrdiff_t>(n));
+    tail.lines.erase(tail.lines.begin(), tail.lines.end() - static_cast<std::ptrdiff_t>(n));
   }
   return tail;
 }
@@ -145,9 +144,9 @@ Status CheckPrivate(const struct stat& st, const std::string& what, bool want_di
                                             std::to_string(::geteuid()) + ")");
   }
   if ((st.st_mode & 077) != 0) {
-    return MakeError(ErrorCode::kSetup,
-                     what + " is accessible to group or others (mode " + OctalMode(st.st_mode) +
-                         "); it must be " + (want_dir ? "0700" : "0600"));
+    return MakeError(ErrorCode::kSetup, what + " is accessible to group or others (mode " +
+                                            OctalMode(st.st_mode) + "); it must be " +
+                                            (want_dir ? "0700" : "0600"));
   }
   return {};
 }
@@ -155,7 +154,7 @@ Status CheckPrivate(const struct stat& st, const std::string& what, bool want_di
 // open/openat of `path` with O_NOFOLLOW failed: a symlink gets its own message (ELOOP, or
 // ENOTDIR when O_DIRECTORY was also given).
 Error OpenError(const char* syscall, const std::string& path, const std::string& what) {
-  const Error error = SyscallError(syscall, what);
+  Error error = SyscallError(syscall, what);
   struct stat st {};
   if ((error.err == ELOOP || error.err == ENOTDIR) && ::lstat(path.c_str(), &st) == 0 &&
       S_ISLNK(st.st_mode)) {
@@ -216,7 +215,8 @@ std::string AuditTimestamp() {
 
 Result<AuditLog> AuditLog::Open(const std::string& path) {
   const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   if (base.empty() || base == "." || base == "..") {
     return MakeError(ErrorCode::kSetup, "audit log " + path + ": not a file path");
@@ -404,8 +404,8 @@ bool CheckLine(const std::string& line, uint64_t n, VerifyReport& report) {
                   at + " has seq " + std::to_string(got) + ": " + std::to_string(got - n) +
                       " line(s) before it were deleted, or lines were reordered");
     }
-    return fail(AuditProblem::kSeqMismatch, at + " has seq " + std::to_string(got) +
-                                                ", expected " + std::to_string(n) +
+    return fail(AuditProblem::kSeqMismatch, at + " has seq " + std::to_string(got) + ", expected " +
+                                                std::to_string(n) +
                                                 ": lines were reordered or duplicated");
   }
   if (prev->get<std::string>() != report.head_sha256) {
@@ -477,8 +477,10 @@ namespace {
 // half-done (a shared flock, released at once so readers never stall writers).
 Result<std::pair<UniqueFd, off_t>> OpenForReading(const std::string& path) {
   const std::string what = "audit log " + path;
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd) return OpenError("open", path, what);
+  // Reading through a symlink is harmless (a copy of a log can be checked anywhere); a FIFO
+  // must not hang us (O_NONBLOCK, then the S_ISREG check).
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) return SyscallError("open", what);
   struct stat st {};
   if (::fstat(fd.get(), &st) < 0) return SyscallError("fstat", what);
   if (!S_ISREG(st.st_mode)) return MakeError(ErrorCode::kSetup, what + " is not a regular file");

@@ -128,8 +128,9 @@ struct VerifyReport {
   std::string head_sha256{kAuditGenesisHash};
 };
 
-// Recomputes the chain of the log at `path` (opened read-only, O_NOFOLLOW, under a shared
-// flock so a concurrent Append is never seen half-written) and reports the first bad line.
+// Recomputes the chain of the log at `path` (opened read-only; the size to check is taken
+// under a shared flock, so a concurrent Append is never seen half-written) and reports the
+// first bad line.
 // A Result error (kSetup) only when the file cannot be opened or read.
 [[nodiscard]] Result<VerifyReport> VerifyAuditLog(const std::string& path);
 // The same over an open fd read from offset 0 (pread; the fd's offset is not used). `name`

@@ -156,12 +156,17 @@ std::string RedactTokens(std::string_view s) {
     // base64url text is scanned once, not from each of its dashes.
     const bool word_start = i == 0 || !IsAlnum(s[i - 1]);
     const bool jwt_start = i == 0 || !IsBase64Url(s[i - 1]);
-    if (word_start) {
-      if (const size_t len = (s[i] == 'e' && !jwt_start) ? 0 : MatchToken(s, i); len > 0) {
+    const char c = s[i];
+    // Cheap first-letter filter: every shape starts with one of these.
+    const bool may_start = c == 'g' || c == 'x' || c == 'A' || c == 's' || (c == 'e' && jwt_start);
+    if (word_start && may_start) {
+      if (const size_t len = MatchToken(s, i); len > 0) {
         out.append(kRedacted);
         i += len;
         continue;
       }
+    }
+    if (word_start && (c == 'b' || c == 'B')) {
       size_t token_at = 0;
       size_t token_len = 0;
       if (MatchBearer(s, i, &token_at, &token_len)) {
@@ -194,7 +199,8 @@ std::string RedactUrlCredentials(std::string_view s) {
     const std::string_view authority = s.substr(start, end - start);
     const size_t at = authority.rfind('@');
     const size_t colon = at == npos ? npos : authority.substr(0, at).find(':');
-    if (colon == npos || colon + 1 == at || authority.substr(colon + 1, at - colon - 1) == kRedacted) {
+    if (colon == npos || colon + 1 == at ||
+        authority.substr(colon + 1, at - colon - 1) == kRedacted) {
       out.append(s.substr(pos, start - pos));
       pos = start;
       continue;

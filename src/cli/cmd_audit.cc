@@ -91,7 +91,7 @@ std::string HumanLine(const std::string& line) {
   std::string out = Field(r, "time") + "  " + Field(r, "type") + "  " + Field(r, "tool") + "  " +
                     Field(r, "id") + "  " + OutcomeText(r);
   constexpr size_t kMaxWidth = 240;
-  if (out.size() > kMaxWidth) out = out.substr(0, kMaxWidth - 3) + "...";
+  if (out.size() > kMaxWidth) out.replace(kMaxWidth - 3, std::string::npos, "...");
   return Printable(out);
 }
 

@@ -22,9 +22,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr uint64_t kDefaultReadBytes = 256 * 1024;
-constexpr uint64_t kMaxReadBytes = 4 * 1024 * 1024;
-constexpr uint64_t kMaxWriteBytes = 16 * 1024 * 1024;
+constexpr uint64_t kDefaultReadBytes = uint64_t{256} * 1024;
+constexpr uint64_t kMaxReadBytes = uint64_t{4} * 1024 * 1024;
+constexpr uint64_t kMaxWriteBytes = uint64_t{16} * 1024 * 1024;
 constexpr uint64_t kFileOpTimeoutMs = 10'000;
 
 ToolOutcome Refuse(std::string message) {
@@ -82,7 +82,8 @@ struct Prepared {
 };
 
 // Clamp + plan: everything that can be refused before the audit record and the run.
-Result<Prepared> Prepare(const ToolContext& tc, const Request& request, SandboxRequest sandbox) {
+Result<Prepared> Prepare(const ToolContext& tc, const Request& request,
+                         const SandboxRequest& sandbox) {
   auto clamp = Clamp(tc.ceiling, request, tc.paths);
   if (!clamp) return clamp.error();
   auto plan = BuildSandboxPlan(clamp->policy, sandbox);
@@ -169,8 +170,9 @@ Result<RunCodeArgs> ParseRunCode(const json& arguments, const PathContext& paths
       if (!value.is_string() || value.get<std::string>().find('\0') != std::string::npos) {
         return MakeError(ErrorCode::kPolicy, "/env/" + key + ": expected a string without NUL");
       }
-      std::erase_if(out.env, [&](const std::string& kv) { return kv.rfind(key + "=", 0) == 0; });
-      out.env.push_back(key + "=" + value.get<std::string>());
+      const std::string prefix = key + "=";
+      std::erase_if(out.env, [&](const std::string& kv) { return kv.rfind(prefix, 0) == 0; });
+      out.env.push_back(prefix + value.get<std::string>());
     }
   }
   PolicyDocument& doc = out.request.doc;
@@ -201,8 +203,8 @@ Result<RunCodeArgs> ParseRunCode(const json& arguments, const PathContext& paths
 ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun& before_run) {
   auto args = ParseRunCode(call.arguments, tc.paths, tc.ceiling);
   if (!args) return Refuse("invalid arguments: " + args.error().Message());
-  SandboxRequest sandbox{args->argv, args->env, args->cwd, tc.paths.cwd, {}};
-  auto prepared = Prepare(tc, args->request, std::move(sandbox));
+  const SandboxRequest sandbox{args->argv, args->env, args->cwd, tc.paths.cwd, {}};
+  auto prepared = Prepare(tc, args->request, sandbox);
   if (!prepared) return Refuse("refused: " + prepared.error().Message());
   json pd = PolicyAndDecisions(prepared->clamp);
   auto audit_id = before_run(pd["policy"], pd["decisions"]);
@@ -217,7 +219,7 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
   }
   RunOptions options;
   options.capture_output = true;
-  options.capture_limit = std::max<size_t>(64 * 1024, 4 * tc.output_limit);
+  options.capture_limit = std::max<size_t>(size_t{64} * 1024, 4 * tc.output_limit);
   options.stdin_fd = stdin_fd ? stdin_fd.get() : -1;
   options.cancel_fd = call.cancel_fd;
   options.on_progress = call.on_progress;

@@ -21,8 +21,8 @@ namespace agentbox::mcp {
 struct ToolContext {
   Ceiling ceiling;
   PathContext paths;
-  std::string self_exe;             // this binary, bound read-only into file-operation sandboxes
-  size_t output_limit = 10 * 1024;  // bytes kept per output stream
+  std::string self_exe;  // this binary, bound read-only into file-operation sandboxes
+  size_t output_limit = size_t{10} * 1024;  // bytes kept per output stream
 };
 
 struct ToolCall {

@@ -26,9 +26,9 @@ struct ProtectedPath {
 
 // SEC-2: protected paths are looked up under every granted root (the root itself, its
 // ancestors on the way to a protected name, $HOME when it lies inside the grant, and git
-// repositories nested up to three levels deep, at most 4096 directories searched). Only paths that exist can be protected:
-// a mount needs a target. Returns canonical paths, sorted, without duplicates.
-// `grants` must be canonical.
+// repositories nested up to three levels deep, at most 4096 directories searched). Only paths that
+// exist can be protected: a mount needs a target. Returns canonical paths, sorted, without
+// duplicates. `grants` must be canonical.
 [[nodiscard]] std::vector<ProtectedPath> FindProtectedPaths(const std::vector<std::string>& grants,
                                                             const std::string& home);
 
