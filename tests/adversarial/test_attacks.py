@@ -43,6 +43,7 @@ class Filesystem(harness.SandboxTest):
         """The control: without the sandbox the path does lead to the secret."""
         self.assertEqual(self.host(["cat", path]).stdout, "outside-secret-7f3a\n")
 
+    # cites SEC-4, SEC-6, SEC-7
     def test_write_outside_grants(self):
         rw, ro, other = self.mkdir("rw"), self.mkdir("ro"), self.mkdir("other")
         script = (f"echo x > {other}/new; echo other=$?; echo x > {ro}/new; echo ro=$?; "
@@ -55,6 +56,7 @@ class Filesystem(harness.SandboxTest):
         self.assertEqual(self.host(["sh", "-c", f"echo x > {other}/new"]).returncode, 0)
         self.assertTrue(os.path.exists(os.path.join(other, "new")))
 
+    # cites SEC-4, SEC-7
     def test_read_outside_grants(self):
         public = self.mkdir("public")
         r = self.run_box(["sh", "-c", f"cat {self.secret}; ls {self.path('outside')}"],
@@ -64,6 +66,7 @@ class Filesystem(harness.SandboxTest):
         self.assertIn("No such file or directory", r.stderr)
         self.assertHostReads(self.secret)
 
+    # cites SEC-1, SEC-5
     def test_symlink_to_file_outside(self):
         grant = self.mkdir("grant")
         os.symlink(self.secret, os.path.join(grant, "abs-link"))
@@ -76,6 +79,7 @@ class Filesystem(harness.SandboxTest):
                 self.assertSecretNotIn(r)
                 self.assertHostReads(path)
 
+    # cites SEC-1, SEC-5
     def test_symlink_to_directory_outside(self):
         grant = self.mkdir("grant")
         os.symlink(self.path("outside"), os.path.join(grant, "dir-link"))
@@ -86,6 +90,7 @@ class Filesystem(harness.SandboxTest):
         self.assertNotIn("secret.txt", r.stdout)
         self.assertHostReads(f"{link}/secret.txt")
 
+    # cites SEC-4, SEC-7
     def test_symlink_made_inside_the_sandbox(self):
         rw = self.mkdir("rw")
         link = os.path.join(rw, "made-link")
@@ -96,6 +101,7 @@ class Filesystem(harness.SandboxTest):
         self.assertTrue(os.path.islink(link))  # the link was made, on the host too
         self.assertHostReads(f"{link}/secret.txt")
 
+    # cites SEC-1
     def test_dotdot_traversal(self):
         self.mkdir("grant/sub")
         grant = self.path("grant")
@@ -107,6 +113,7 @@ class Filesystem(harness.SandboxTest):
         for p in paths:
             self.assertHostReads(p)
 
+    # cites SEC-3
     def test_denied_path_inside_a_grant_is_hidden(self):
         project = self.mkdir("project")
         self.write("project/private/key.pem", "deny-secret-51c2\n")
@@ -126,6 +133,7 @@ class Filesystem(harness.SandboxTest):
                          "--rw", project)
         self.assertEqual(r.stdout, "deny-secret-51c2\n" * 2)
 
+    # cites SEC-2
     def test_credentials_in_home_are_hidden(self):
         home = self.mkdir("home")
         ssh = self.write("home/.ssh/id_ed25519", "ssh-secret-0b9d\n")
@@ -147,6 +155,7 @@ class Filesystem(harness.SandboxTest):
         # Control: the host reads them.
         self.assertEqual(self.host(["cat", ssh, aws]).stdout, "ssh-secret-0b9d\naws-secret-77e1\n")
 
+    # cites SEC-2, SEC-6
     def test_git_hooks_and_config_unwritable_in_a_writable_repo(self):
         repo = self.mkdir("repo")
         self.mkdir("repo/.git/hooks")
@@ -162,6 +171,7 @@ class Filesystem(harness.SandboxTest):
         self.assertEqual(self.host(["sh", "-c", f"echo ok > {hook}"]).returncode, 0)
         os.unlink(hook)
 
+    # cites SEC-12
     def test_git_rename_away_and_recreate_hooks(self):
         repo = self.mkdir("repo")
         self.mkdir("repo/.git/hooks")
@@ -182,6 +192,7 @@ class Filesystem(harness.SandboxTest):
     # (FindProtectedPaths in src/policy/protected_paths.cc lstat()s each candidate), so in a
     # writable project that has none yet the sandbox creates .mcp.json, .envrc, .vscode/,
     # .git/hooks/pre-commit and .git/config on the host, all of which run code later.
+    # cites SEC-2
     @unittest.expectedFailure
     def test_protected_names_cannot_be_created_in_a_writable_project(self):
         project = self.mkdir("project")
@@ -196,6 +207,7 @@ class Filesystem(harness.SandboxTest):
 
     # SEC-2: repositories nested inside a writable workspace (here two levels down) keep
     # .git/hooks and .git/config read-only.
+    # cites SEC-2
     def test_git_hooks_unwritable_in_a_nested_repo(self):
         workspace = self.mkdir("workspace")
         self.mkdir("workspace/org/repo/.git/hooks")
@@ -204,6 +216,7 @@ class Filesystem(harness.SandboxTest):
         self.run_box(["sh", "-c", f"echo evil > {hook}"], "--rw", workspace)
         self.assertFalse(os.path.exists(hook), "a hook was planted in a nested repository")
 
+    # cites SEC-11
     def test_etc_shadow_unreadable_even_for_root(self):
         if not harness.is_root():
             self.skipTest("needs root: only root can read /etc/shadow outside the sandbox")
@@ -214,6 +227,7 @@ class Filesystem(harness.SandboxTest):
         self.assertNotIn("root:", r.stdout)
         self.assertEqual(r.stdout, "")
 
+    # cites SEC-4
     def test_home_root_sys_not_visible(self):
         candidates = ["/home", "/root", "/sys", "/var", "/opt", "/srv", "/mnt", "/usr/local"]
         present = [d for d in candidates if os.path.exists(d)]  # the control
@@ -222,6 +236,7 @@ class Filesystem(harness.SandboxTest):
         r = self.assertRan(self.run_box(["sh", "-c", script]))
         self.assertEqual(r.stdout, "")
 
+    # cites SEC-4
     def test_tmp_is_private_and_empty(self):
         name = harness.unique("agentbox-host-tmp")
         host_file = os.path.join("/tmp", name)
@@ -236,6 +251,7 @@ class Filesystem(harness.SandboxTest):
         self.assertFalse(os.path.exists(f"/tmp/{made}"), "the sandbox wrote into the host's /tmp")
         self.assertIn(name, os.listdir("/tmp"))  # control: the host sees its file
 
+    # cites SEC-4
     def test_dev_shm_is_private(self):
         name = harness.unique("agentbox-host-shm")
         with open(f"/dev/shm/{name}", "w") as f:
@@ -254,6 +270,7 @@ class Filesystem(harness.SandboxTest):
 class Secrets(harness.SandboxTest):
     """The caller's environment and file descriptors stay outside."""
 
+    # cites SEC-13, SEC-19
     def test_environment_of_program_and_pid1(self):
         value = harness.unique("env-secret")
         rw = self.mkdir("rw")
@@ -289,6 +306,7 @@ class Secrets(harness.SandboxTest):
         with open(f"{rw}/env", "rb") as f:
             self.assertIn(b"PATH=", f.read())  # the files were really written
 
+    # cites SEC-14
     def test_caller_file_descriptors_not_inherited(self):
         secret = self.write("fd-secret.txt", "fd-secret-c0de\n")
         fd = os.open(secret, os.O_RDONLY)
@@ -311,6 +329,7 @@ class Supervisor(harness.SandboxTest):
     # SEC-22: pid 1 is not dumpable, so the program cannot open its descriptors through
     # /proc/1/fd to write a forged report into the status pipe (a program exiting 0 would be
     # reported as a setup failure), nor read /proc/1/mem.
+    # cites SEC-22
     def test_forged_status_report_through_proc_1_fd(self):
         # executor/stages.h ChildReport {type, stage, err, detail, value}: setup failed at
         # stage 5 (mounts) with EACCES; as printf octal escapes.
@@ -342,6 +361,7 @@ class Processes(harness.SandboxTest):
         return harness.status_fields(self.assertRan(self.run_box(["cat", "/proc/self/status"]))
                                      .stdout)
 
+    # cites SEC-4
     def test_host_processes_not_visible(self):
         r = self.assertRan(self.run_box(["sh", "-c", "ls /proc; echo --; ps -e -o pid=,comm="]))
         listing, ps = r.stdout.split("--\n")
@@ -353,6 +373,7 @@ class Processes(harness.SandboxTest):
         # Control: the host's /proc shows this test runner.
         self.assertIn(str(os.getpid()), os.listdir("/proc"))
 
+    # cites SEC-4
     def test_own_uts_namespace_and_hostname(self):
         # Read only: a test must not change the host's hostname if the layer were missing.
         r = self.assertRan(self.run_box(["sh", "-c", "hostname; readlink /proc/self/ns/uts"]))
@@ -362,6 +383,7 @@ class Processes(harness.SandboxTest):
         self.assertNotEqual(socket.gethostname(), "agentbox")
         self.assertNotEqual(namespace, os.readlink("/proc/self/ns/uts"))
 
+    # cites SEC-10
     def test_all_capabilities_dropped(self):
         status = self.sandbox_status()
         for cap in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
@@ -374,6 +396,7 @@ class Processes(harness.SandboxTest):
             own = harness.status_fields(self.host(["cat", "/proc/self/status"]).stdout)
             self.assertNotEqual(int(own["CapEff"], 16), 0)
 
+    # cites SEC-8, SEC-10
     def test_no_new_privs_and_seccomp_filter(self):
         status = self.sandbox_status()
         self.assertEqual((status["NoNewPrivs"], status["Seccomp"]), ("1", "2"))
@@ -393,27 +416,34 @@ class Syscalls(harness.SandboxTest):
         control = self.host([self.probe("sysprobe"), call])
         self.assertEqual(control.stdout, kernel_answer + "\n", control.stderr)
 
+    # cites SEC-8
     def test_nested_user_namespace(self):
         self.assertDenied("unshare-user", "OK")
         r = self.run_box(["unshare", "--user", "true"])
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("Operation not permitted", r.stderr)
 
+    # cites SEC-8
     def test_ptrace_traceme(self):
         self.assertDenied("ptrace-traceme", "OK")
 
+    # cites SEC-8
     def test_io_uring_setup(self):
         self.assertDenied("io-uring-setup", "EFAULT")
 
+    # cites SEC-8
     def test_keyctl(self):
         self.assertDenied("keyctl", "EOPNOTSUPP")
 
+    # cites SEC-8
     def test_mount(self):
         self.assertDenied("mount", "EFAULT")
 
+    # cites SEC-8
     def test_bpf(self):
         self.assertDenied("bpf", "EINVAL")
 
+    # cites SEC-8
     def test_32bit_int80_syscall_killed(self):
         r = self.run_probe("int80")
         self.assertEqual(r.returncode, SIGSYS_EXIT, r.stdout + r.stderr)
@@ -426,6 +456,7 @@ class Syscalls(harness.SandboxTest):
 class Terminal(harness.SandboxTest):
     """TIOCSTI: typing into the caller's terminal."""
 
+    # cites SEC-8, SEC-18
     def test_tiocsti_refused(self):
         status, shown, stderr = harness.run_on_pty(
             [harness.AGENTBOX, "run", "--ro", harness.PROBES, "--", self.probe("tiocsti")],
@@ -469,6 +500,7 @@ class Network(harness.SandboxTest):
             conn.settimeout(harness.TIMEOUT)
             return conn.recv(100)
 
+    # cites SEC-20
     def test_loopback_listener_unreachable_by_default(self):
         listener, port = self.tcp_listener()
         r = self.assertRan(self.run_probe("connect", "tcp", "127.0.0.1", port))
@@ -479,6 +511,7 @@ class Network(harness.SandboxTest):
                          "OK\n")
         self.assertEqual(self.accepted(listener), b"hello from probe\n")
 
+    # cites SEC-20
     def test_net_allow_reaches_the_host(self):
         listener, port = self.tcp_listener()
         r = self.assertRan(self.run_probe("connect", "tcp", "127.0.0.1", port,
@@ -486,6 +519,7 @@ class Network(harness.SandboxTest):
         self.assertEqual(r.stdout, "OK\n", r.stderr)
         self.assertEqual(self.accepted(listener), b"hello from probe\n")
 
+    # cites SEC-7
     def test_host_abstract_unix_socket_unreachable(self):
         name = harness.unique("agentbox-test-abstract")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -519,6 +553,7 @@ class Lifetime(harness.SandboxTest):
         script = f"sleep {marker} & sleep {marker} & touch {rw}/started; wait"
         return script, marker
 
+    # cites SEC-16, SEC-15
     def test_timeout_kills_everything(self):
         rw = self.mkdir("rw")
         script, marker = self.sleeper_script(rw)
@@ -538,6 +573,7 @@ class Lifetime(harness.SandboxTest):
         self.assertEqual(p.returncode, 124, stderr)
         self.assertEqual(harness.processes_with(marker), [])
 
+    # cites SEC-17
     def test_sigkill_of_agentbox_kills_everything(self):
         rw = self.mkdir("rw")
         script, marker = self.sleeper_script(rw)
@@ -555,6 +591,7 @@ class Lifetime(harness.SandboxTest):
         left = harness.wait_for(lambda: not harness.processes_with(marker), timeout=5)
         self.assertTrue(left, f"still running: {harness.processes_with(marker)}")
 
+    # cites SEC-15
     def test_background_writer_after_exit_writes_nothing(self):
         rw = self.mkdir("rw")
         target = f"{rw}/log"
@@ -568,6 +605,7 @@ class Lifetime(harness.SandboxTest):
         harness.wait_for(lambda: "late" in self.read(target), timeout=5)
         self.assertEqual(self.read(target), "early\nlate\n")
 
+    # cites SEC-9
     def test_run_cgroup_removed_afterwards(self):
         if not harness.is_root():
             self.skipTest("needs root: as another user agentbox falls back to rlimits here")
@@ -601,6 +639,7 @@ class Lifetime(harness.SandboxTest):
 class Limits(harness.SandboxTest):
     """Resource limits: a fork bomb stops at --pids."""
 
+    # cites SEC-9
     def test_fork_bomb_bounded_by_pids(self):
         out = self.run_json([self.probe("forkbomb"), "200"], "--ro", harness.PROBES,
                             "--pids", "20", "--timeout", "15000")

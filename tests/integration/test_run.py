@@ -165,6 +165,7 @@ class Io(harness.SandboxTest):
         self.assertEqual(r.stdout, f"{grant}\ncontents")
 
 
+# cites SEC-19: the host environment is never inherited.
 class Environment(harness.SandboxTest):
     """Nothing of the caller's environment crosses unless named."""
 
