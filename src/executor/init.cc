@@ -140,86 +140,142 @@ sigset_t ForwardedSignals() {
   }
 }
 
-}  // namespace
+// ---- The stages. Each returns 0 or an errno; `detail` may name a sub-step (a mount op).
 
-[[noreturn]] void SandboxInit(const ChildContext& ctx) noexcept {
-  SandboxPlan& plan = *ctx.plan;
-
-  // Stage table: the order of setup lives here and nowhere else.
+int Lifeline(const ChildContext& ctx, int& /*detail*/) {
   // SEC-17: SIGKILL when the supervisor dies (even by SIGKILL); if it already died, stop
   // now. pid 1's death takes the whole sandbox with it.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) Fail(ctx, Stage::kLifeline, errno);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return errno;
   pollfd lifeline{ctx.lifeline_fd, POLLIN, 0};
   if (::poll(&lifeline, 1, 0) > 0 && (lifeline.revents & POLLHUP) != 0 &&
       (lifeline.revents & POLLIN) == 0) {
     ::_exit(125);
   }
+  return 0;
+}
 
-  if (int err = MoveFd(ctx.stdin_fd, 0); err != 0) Fail(ctx, Stage::kStdio, err);
-  if (int err = MoveFd(ctx.stdout_fd, 1); err != 0) Fail(ctx, Stage::kStdio, err);
-  if (int err = MoveFd(ctx.stderr_fd, 2); err != 0) Fail(ctx, Stage::kStdio, err);
+int Stdio(const ChildContext& ctx, int& /*detail*/) {
+  if (int err = MoveFd(ctx.stdin_fd, 0); err != 0) return err;
+  if (int err = MoveFd(ctx.stdout_fd, 1); err != 0) return err;
+  return MoveFd(ctx.stderr_fd, 2);
+}
 
+int CloseFds(const ChildContext& ctx, int& /*detail*/) {
   // SEC-14: only 0, 1 and 2 reach the program; our own pipes are CLOEXEC and the ruleset
   // fd is closed after use.
   const int keep[] = {ctx.status_fd, ctx.lifeline_fd, ctx.ruleset_fd};
-  if (int err = CloseAllExcept(keep, 3); err != 0) Fail(ctx, Stage::kCloseFds, err);
+  return CloseAllExcept(keep, 3);
+}
 
-  if (int err = WriteIdMapsInChild(plan.id_maps); err != 0) Fail(ctx, Stage::kIdMaps, err);
+int IdMaps(const ChildContext& ctx, int& /*detail*/) {
+  if (int err = WriteIdMapsInChild(ctx.plan->id_maps); err != 0) return err;
   // SEC-22: pid 1 is not dumpable, so the program (same uid, no capabilities) cannot open
   // /proc/1/fd/* to forge a report on the status pipe, nor read /proc/1/mem. Only after the
   // id maps: a non-dumpable process's /proc files belong to root.
-  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) Fail(ctx, Stage::kIdMaps, errno);
+  return ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : errno;
+}
 
+int ScrubMemory(const ChildContext& ctx, int& /*detail*/) {
   // SEC-13: pid 1 is a copy of the supervisor; wipe the caller's argv and environment
   // from its memory so /proc/1/environ and /proc/1/cmdline show nothing of the host.
   if (ctx.scrub_begin != nullptr && ctx.scrub_end > ctx.scrub_begin) {
     std::memset(ctx.scrub_begin, 0, static_cast<size_t>(ctx.scrub_end - ctx.scrub_begin));
   }
+  return 0;
+}
 
-  if (const MountFailure f = ApplyMountPlanInChild(plan.mounts); f.err != 0) {
-    Fail(ctx, Stage::kMounts, f.err, f.op);
-  }
-  if (::chdir(plan.cwd.c_str()) != 0) Fail(ctx, Stage::kChdir, errno);
-  if (::sethostname(plan.hostname.data(), plan.hostname.size()) != 0) {
-    Fail(ctx, Stage::kHostname, errno);
-  }
-  if (plan.new_network_namespace) {
-    if (int err = BringUpLoopbackInChild(); err != 0) Fail(ctx, Stage::kLoopback, err);
-  }
-  if (int err = ApplyRlimitsInChild(*ctx.rlimits); err != 0) Fail(ctx, Stage::kRlimits, err);
+int Mounts(const ChildContext& ctx, int& detail) {
+  const MountFailure f = ApplyMountPlanInChild(ctx.plan->mounts);
+  detail = f.op;
+  return f.err;
+}
 
+int Chdir(const ChildContext& ctx, int& /*detail*/) {
+  return ::chdir(ctx.plan->cwd.c_str()) == 0 ? 0 : errno;
+}
+
+int Hostname(const ChildContext& ctx, int& /*detail*/) {
+  const std::string& name = ctx.plan->hostname;
+  return ::sethostname(name.data(), name.size()) == 0 ? 0 : errno;
+}
+
+int Loopback(const ChildContext& ctx, int& /*detail*/) {
+  return ctx.plan->new_network_namespace ? BringUpLoopbackInChild() : 0;
+}
+
+int Rlimits(const ChildContext& ctx, int& /*detail*/) { return ApplyRlimitsInChild(*ctx.rlimits); }
+
+int WaitForParent(const ChildContext& ctx, int& /*detail*/) {
   char go = 0;
   if (::read(ctx.lifeline_fd, &go, 1) != 1) ::_exit(125);  // supervisor gone: nothing to run
+  return 0;
+}
 
-  if (int err = DropCapabilitiesInChild(); err != 0) Fail(ctx, Stage::kCapabilities, err);
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Fail(ctx, Stage::kNoNewPrivs, errno);
+int Capabilities(const ChildContext& /*ctx*/, int& /*detail*/) { return DropCapabilitiesInChild(); }
 
-  if (ctx.ruleset_fd >= 0) {
-    for (const ChildLandlockRule& rule : plan.child_landlock) {
-      const int fd = ::open(rule.path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
-      if (fd < 0) Fail(ctx, Stage::kLandlock, errno);
-      const int err = LandlockAllowFdInChild(ctx.ruleset_fd, fd, ctx.landlock_handled_fs,
-                                             rule.writable, rule.directory);
-      ::close(fd);
-      if (err != 0) Fail(ctx, Stage::kLandlock, err);
-    }
-    const int root = ::open("/", O_PATH | O_CLOEXEC | O_DIRECTORY);
-    if (root < 0) Fail(ctx, Stage::kLandlock, errno);
-    const int list_err = LandlockAllowListingInChild(ctx.ruleset_fd, root);
-    ::close(root);
-    if (list_err != 0) Fail(ctx, Stage::kLandlock, list_err);
-    if (int err = LandlockRestrictSelfInChild(ctx.ruleset_fd); err != 0) {
-      Fail(ctx, Stage::kLandlock, err);
-    }
-    ::close(ctx.ruleset_fd);
+int NoNewPrivs(const ChildContext& /*ctx*/, int& /*detail*/) {
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno;
+}
+
+int Landlock(const ChildContext& ctx, int& /*detail*/) {
+  if (ctx.ruleset_fd < 0) return 0;
+  for (const ChildLandlockRule& rule : ctx.plan->child_landlock) {
+    const int fd = ::open(rule.path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return errno;
+    const int err = LandlockAllowFdInChild(ctx.ruleset_fd, fd, ctx.landlock_handled_fs,
+                                           rule.writable, rule.directory);
+    ::close(fd);
+    if (err != 0) return err;
   }
+  const int root = ::open("/", O_PATH | O_CLOEXEC | O_DIRECTORY);
+  if (root < 0) return errno;
+  const int list_err = LandlockAllowListingInChild(ctx.ruleset_fd, root);
+  ::close(root);
+  if (list_err != 0) return list_err;
+  if (int err = LandlockRestrictSelfInChild(ctx.ruleset_fd); err != 0) return err;
+  ::close(ctx.ruleset_fd);
+  return 0;
+}
 
+int Seccomp(const ChildContext& ctx, int& /*detail*/) {
   // Signals pid 1 forwards are blocked before the program exists, so none is lost.
   const sigset_t forwarded = ForwardedSignals();
   ::sigprocmask(SIG_BLOCK, &forwarded, nullptr);
+  return InstallSeccompInChild(*ctx.seccomp);
+}
 
-  if (int err = InstallSeccompInChild(*ctx.seccomp); err != 0) Fail(ctx, Stage::kSeccomp, err);
+struct StageStep {
+  Stage stage;
+  int (*run)(const ChildContext& ctx, int& detail);
+};
 
+// The order of setup lives here and nowhere else. After the last step pid 1 starts the
+// program (kSpawn) and supervises it.
+constexpr StageStep kStages[] = {
+    {Stage::kLifeline, Lifeline},
+    {Stage::kStdio, Stdio},
+    {Stage::kCloseFds, CloseFds},
+    {Stage::kIdMaps, IdMaps},
+    {Stage::kScrubMemory, ScrubMemory},
+    {Stage::kMounts, Mounts},
+    {Stage::kChdir, Chdir},
+    {Stage::kHostname, Hostname},
+    {Stage::kLoopback, Loopback},
+    {Stage::kRlimits, Rlimits},
+    {Stage::kWaitForParent, WaitForParent},
+    {Stage::kCapabilities, Capabilities},
+    {Stage::kNoNewPrivs, NoNewPrivs},
+    {Stage::kLandlock, Landlock},
+    {Stage::kSeccomp, Seccomp},
+};
+
+}  // namespace
+
+[[noreturn]] void SandboxInit(const ChildContext& ctx) noexcept {
+  for (const StageStep& step : kStages) {
+    int detail = -1;
+    if (const int err = step.run(ctx, detail); err != 0) Fail(ctx, step.stage, err, detail);
+  }
   const long pid = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
   if (pid < 0) Fail(ctx, Stage::kSpawn, errno);
   if (pid == 0) StartProgram(ctx);
