@@ -289,7 +289,7 @@ int DemoCommand(std::span<char* const> args) {
                                          {"sh", "-c",
                                           "for i in 1 2 3 4 5 6 7 8; do sleep 600 " + marker +
                                               " 2>/dev/null & done; while :; do :; done"}},
-                                        {"timeout_ms", 1500}});
+                                        {"timeout_ms", uint64_t{1500}}});
   const int left = CountProcesses(marker);
   if (runaway.is_error) n.Note(runaway.message);
   expect(!runaway.is_error && runaway.structured["timed_out"] == true && left == 0,

@@ -251,11 +251,8 @@ Result<std::string> ReadNonEmptyString(const json& value, std::string_view locat
 
 Result<uint64_t> ReadUint64(const json& value, std::string_view location) {
   // The parser stores every non-negative integer that fits in 64 bits as unsigned; negative
-  // ones as signed, and fractions, exponents and larger integers as floating point. Values
-  // built in code may hold a non-negative integer as signed.
-  if (value.is_number_integer() && !value.is_number_unsigned() && value.get<int64_t>() >= 0) {
-    return static_cast<uint64_t>(value.get<int64_t>());
-  }
+  // ones as signed (so "-0" is refused), and fractions, exponents and larger integers as
+  // floating point.
   if (!value.is_number_unsigned()) {
     return AtError(location,
                    "expected a non-negative integer (at most 18446744073709551615), " + Got(value));
