@@ -316,10 +316,8 @@ Result<std::string> AuditLog::Append(json record) {
   record["prev"] = tail_hash_;
   record["time"] = AuditTimestamp();
   std::string line = DumpJson(record);  // one line: JSON escapes every newline in strings
-  if (line.size() > kMaxJsonBytes) {
-    return MakeError(ErrorCode::kPolicy, what + ": record of " + std::to_string(line.size()) +
-                                             " bytes is larger than the 4 MiB limit");
-  }
+  // Never write a line VerifyAuditLog would call corrupt (too large, nested too deep).
+  if (auto back = ParseStrictJson(line, what + ": record"); !back) return back.error();
   const std::string hash = Sha256Hex(line);
   line += '\n';
 

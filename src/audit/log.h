@@ -8,7 +8,8 @@
 //   log->Append({{"type", "completed"}, {"id", *id}, {"outcome", outcome}});
 //
 // A line as written (keys sorted; `time`, `seq`, `prev` and, if absent, `id` added by Append):
-//   {"id":"5f0c…","prev":"000…000","seq":1,"time":"2025-06-18T09:30:00.123Z","tool":…,"type":"pending"}
+//   {"id":"5f0c...","prev":"000...000","seq":1,"time":"2025-06-18T09:30:00.123Z",
+//    "tool":"run_code","type":"pending",...}
 //
 // The chain: line N's `prev` is the SHA-256 (hex) of line N-1's bytes without its newline
 // (64 zeros for line 1), and its `seq` is N. VerifyAuditLog recomputes both, so it catches
@@ -85,7 +86,9 @@ class AuditLog {
   // has a string "id". Returns the id once the line is written and fdatasync'd. On error the
   // line is not in the log (a partial write is truncated away) unless only the fdatasync
   // failed; either way the caller must treat the record as unwritten (fail closed).
-  // Refuses to extend a log whose last line is torn or not a record. Thread-safe.
+  // Refuses a record VerifyAuditLog could not read back (over kMaxJsonBytes when serialized,
+  // or nested deeper than kMaxJsonDepth), and refuses to extend a log whose last line is
+  // torn or not a record. Thread-safe; a moved-from AuditLog must not be used.
   [[nodiscard]] Result<std::string> Append(nlohmann::json record);
 
   [[nodiscard]] const std::string& path() const { return path_; }

@@ -105,7 +105,7 @@ size_t MatchToken(std::string_view s, size_t pos) {
     }
     if (body < shape.min_body) continue;
     if (shape.prefix == "sk-" && body < 32) {
-      // A short sk-… is a key only if it has a digit: keeps "sk-some-long-kebab-name" out.
+      // A short sk-... is a key only if it has a digit: keeps "sk-some-long-kebab-name" out.
       const std::string_view b = s.substr(body_at, body);
       bool digit = false;
       for (const char c : b) digit = digit || IsDigit(c);
@@ -273,12 +273,8 @@ std::string RedactAssignments(std::string_view s) {
           at += RunLength(s, at, [](char x) { return x == ' ' || x == '\t'; });
           if (at < s.size() && s[at] == c && IsSecretName(s.substr(i + 1, name_len))) {
             out.append(s.substr(i, at - i));
-            const size_t resume = RedactAssignedValue(s, at, out);
-            if (resume != at) {
-              i = resume;
-              continue;
-            }
-            i = at;  // empty or already redacted: copy on from the value's quote
+            // An empty or already redacted value is copied on from its opening quote.
+            i = RedactAssignedValue(s, at, out);
             continue;
           }
         }
@@ -356,7 +352,10 @@ bool IsSecretName(std::string_view name) {
          {"password", "passwd", "passphrase", "secret", "credential"}) {
       if (word.find(part) != npos) return true;
     }
-    if (word.find("token") != npos && word.find("tokeniz") == npos) return true;
+    // "max_tokens" and "tokenizer" are settings, not secrets.
+    if (word.find("token") != npos && word.find("tokeniz") == npos && !word.ends_with("tokens")) {
+      return true;
+    }
     if (word == "key" || word == "keys" || word == "pass" || word.ends_with("apikey") ||
         word.ends_with("privatekey") || word.ends_with("accesskey")) {
       return true;

@@ -1,6 +1,6 @@
 // agentbox audit verify | tail: check the audit log's hash chain, or show its last records.
 //
-//   agentbox audit verify                  # exit 0: "audit log …: intact, 42 records, head …"
+//   agentbox audit verify                  # exit 0: "audit log ...: intact, 42 records, head ..."
 //   agentbox audit tail -n 5               # time type tool id outcome, one record a line
 //   agentbox audit tail --json --audit-log /var/lib/agentbox/audit.jsonl
 #include <cstdio>
@@ -67,7 +67,7 @@ std::string Field(const nlohmann::json& record, const char* key) {
   return it->is_string() ? it->get<std::string>() : DumpJson(*it);
 }
 
-// "exit_code=0 duration_ms=12 …" from an outcome object, or the reason a call was refused.
+// "exit_code=0 duration_ms=12 ..." from an outcome object, or the reason a call was refused.
 std::string OutcomeText(const nlohmann::json& record) {
   for (const char* key : {"outcome", "reason", "error"}) {
     const auto it = record.find(key);

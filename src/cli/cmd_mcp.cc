@@ -56,6 +56,12 @@ int McpCommand(std::span<char* const> args) {
     options.audit_log_path = *path;
   }
   if (const char* agent = std::getenv("AGENTBOX_AGENT_ID")) options.agent_id = agent;
+  if (options.audit_log_path[0] != '/') {
+    options.audit_log_path = options.tools.paths.cwd + "/" + options.audit_log_path;
+  }
+  // SEC-23: the audit log is hidden from every sandbox, even one whose grant contains it
+  // (masked, so it can be neither read, rewritten, renamed nor removed from inside).
+  options.tools.ceiling.doc.filesystem.denied.push_back(options.audit_log_path);
   return mcp::Serve(options, STDIN_FILENO, STDOUT_FILENO);
 }
 

@@ -1,5 +1,7 @@
 // agentbox: one program, dispatched on its first argument. Each subcommand lives in its own
 // file; this one only routes.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <span>
@@ -58,7 +60,13 @@ int main(int argc, char** argv, char** envp) {
   if (command == "doctor") return agentbox::DoctorCommand(rest);
   if (command == "mcp") return agentbox::McpCommand(rest);
   if (command == "audit") return agentbox::AuditCommand(rest);
-  if (command == agentbox::mcp::kFileHelperCommand) return agentbox::mcp::FileHelperMain(rest);
+  if (command == agentbox::mcp::kFileHelperCommand) {
+    // Runs inside the sandbox, where seccomp denies ptrace: exit without the sanitizers'
+    // at-exit leak check (which needs it) in ASan builds.
+    const int rc = agentbox::mcp::FileHelperMain(rest);
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
   std::fprintf(stderr, "agentbox: unknown command '%.*s' (see agentbox --help)\n",
                static_cast<int>(command.size()), command.data());
   return agentbox::kExitRefused;

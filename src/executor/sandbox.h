@@ -54,6 +54,9 @@ struct RunOptions {
   // Called about every progress_interval_ms while the program runs (on this thread).
   std::function<void(uint64_t elapsed_ms)> on_progress;
   uint64_t progress_interval_ms = 1000;
+  // With capture_output: sees every byte of stdout (stream 1) and stderr (stream 2), also
+  // those the capture limit drops (for digests).
+  std::function<void(int stream, std::string_view bytes)> on_output;
 };
 
 struct CapturedStream {

@@ -43,8 +43,10 @@ Result<Pipe> MakePipe() {
 // Keeps the first and the last `limit / 2` bytes of a stream.
 class Capture {
  public:
-  explicit Capture(size_t limit) : half_(limit / 2) {}
+  Capture(size_t limit, const RunOptions& options, int stream)
+      : half_(limit / 2), observer_(options.on_output), stream_(stream) {}
   void Append(const char* data, size_t n) {
+    if (observer_) observer_(stream_, std::string_view(data, n));
     total_ += n;
     const size_t to_head = std::min(n, half_ - std::min(half_, head_.size()));
     head_.append(data, to_head);
@@ -62,6 +64,8 @@ class Capture {
 
  private:
   size_t half_;
+  const std::function<void(int, std::string_view)>& observer_;
+  int stream_;
   uint64_t total_ = 0;
   std::string head_;
   std::string tail_;
@@ -314,8 +318,8 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   enforcement.capabilities_dropped = true;
   enforcement.no_new_privs = true;
 
-  Capture out_capture(options.capture_limit);
-  Capture err_capture(options.capture_limit);
+  Capture out_capture(options.capture_limit, options, 1);
+  Capture err_capture(options.capture_limit, options, 2);
   if (out_pipe) ::fcntl(out_pipe->read.get(), F_SETFL, O_NONBLOCK);
   if (err_pipe) ::fcntl(err_pipe->read.get(), F_SETFL, O_NONBLOCK);
   bool out_open = out_pipe.has_value();

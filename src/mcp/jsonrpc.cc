@@ -53,8 +53,8 @@ Message ParseMessage(std::string_view line) {
   m.method = j["method"].get<std::string>();
   if (j.contains("params")) {
     if (!j["params"].is_object() && !j["params"].is_null()) {
-      if (!has_id) return Invalid(nullptr, kInvalidRequest, "params must be an object");
-      return Invalid(id, kInvalidParams, "params must be an object");
+      if (has_id) return Invalid(id, kInvalidParams, "params must be an object");
+      return m;  // a notification never gets a reply, not even an error: keep it, bare
     }
     m.params = j["params"];
   }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "audit/digest.h"
 #include "audit/log.h"
 #include "audit/redact.h"
 #include "base/fd.h"
@@ -28,11 +29,30 @@ using nlohmann::json;
 constexpr const char* kLatestProtocol = "2025-11-25";
 constexpr const char* kProtocols[] = {"2025-11-25", "2025-06-18"};
 
+// What the audit log keeps of a call's arguments: secrets redacted, and file content and
+// stdin as size + SHA-256 only.
+json AuditedRequest(const json& arguments) {
+  json out = RedactJson(arguments);
+  for (const char* field : {"content", "stdin"}) {
+    if (arguments.is_object() && arguments.contains(field) && arguments[field].is_string()) {
+      out[field] = ContentDigest(arguments[field].get<std::string>());
+    }
+  }
+  return out;
+}
+
 class Server {
  public:
   Server(const ServerOptions& options, int out_fd) : options_(options), out_fd_(out_fd) {
     auto session = NewAuditId();
     session_id_ = session ? *session : "unknown";
+    // Open (and create) the log now, so it exists, and is masked, from the first sandbox on.
+    std::lock_guard lock(audit_mu_);
+    if (auto opened = AuditLog::Open(options_.audit_log_path)) {
+      audit_.emplace(std::move(*opened));
+    } else {
+      LogWarning("audit log: ", opened.error().Message(), "; every call is refused until it opens");
+    }
   }
 
   // Returns false when the client is gone (stdout closed).
@@ -128,16 +148,29 @@ class Server {
                const json& progress_token) {
     UniqueFd cancel(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     const std::string key = DumpJson(id);
+    bool cancelled_while_queued = false;
     {
       std::unique_lock lock(mu_);
+      if (cancel) cancel_fds_[key] = cancel.get();  // cancellable while it waits, too
       slot_free_.wait(lock,
                       [&] { return shutting_down_ || running_ < options_.max_concurrent_calls; });
       if (shutting_down_) {
+        cancel_fds_.erase(key);
         FinishCall(lock);
         return;
       }
-      ++running_;
-      if (cancel) cancel_fds_[key] = cancel.get();
+      uint64_t count = 0;
+      cancelled_while_queued = cancel && ::read(cancel.get(), &count, sizeof(count)) > 0;
+      if (!cancelled_while_queued) ++running_;
+    }
+    if (cancelled_while_queued) {
+      Send(Response(
+          id, {{"content", json::array({{{"type", "text"}, {"text", "cancelled before it ran"}}})},
+               {"isError", true}}));
+      std::unique_lock lock(mu_);
+      cancel_fds_.erase(key);
+      FinishCall(lock);
+      return;
     }
     ToolCall call{name, arguments, cancel.get(), nullptr};
     if (!progress_token.is_null()) {
@@ -149,7 +182,7 @@ class Server {
                           {"message", "running for " + std::to_string(elapsed_ms / 1000) + " s"}}));
       };
     }
-    const json request = RedactJson(arguments);
+    const json request = AuditedRequest(arguments);
     const ToolOutcome outcome =
         CallTool(options_.tools, call, [&](const json& policy, const json& decisions) {
           return Audit({{"type", kAuditPending},

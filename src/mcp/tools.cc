@@ -91,13 +91,14 @@ Result<Prepared> Prepare(const ToolContext& tc, const Request& request,
   return Prepared{std::move(*clamp), std::move(*plan)};
 }
 
-// The audit facts of a finished run: sizes and digests of outputs, never their content.
-json RunFacts(const RunResult& r) {
+// The audit facts of a finished run: sizes and SHA-256 of the whole outputs, never their
+// content.
+json RunFacts(const RunResult& r, Sha256Stream& out, Sha256Stream& err) {
   return {{"outcome", OutcomeName(r.outcome)},
           {"exit_code", ExitCodeFor(r)},
           {"duration_ms", r.duration_ms},
-          {"stdout_bytes", r.out.total_bytes},
-          {"stderr_bytes", r.err.total_bytes}};
+          {"stdout", out.FinalDigest()},
+          {"stderr", err.FinalDigest()}};
 }
 
 std::string KernelVerdict(const RunResult& r) {
@@ -223,6 +224,11 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
   options.stdin_fd = stdin_fd ? stdin_fd.get() : -1;
   options.cancel_fd = call.cancel_fd;
   options.on_progress = call.on_progress;
+  Sha256Stream out_digest;
+  Sha256Stream err_digest;
+  options.on_output = [&](int stream, std::string_view bytes) {
+    (stream == 1 ? out_digest : err_digest).Update(bytes);
+  };
   auto result = RunSandbox(prepared->plan, options);
 
   ToolOutcome out;
@@ -233,7 +239,7 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
     out.audit = {{"outcome", "failed"}, {"error", result.error().Message()}};
     return out;
   }
-  out.audit = RunFacts(*result);
+  out.audit = RunFacts(*result, out_digest, err_digest);
   if (result->outcome == Outcome::kSetupFailed) {
     out.is_error = true;
     out.message = "the sandbox could not start: " + result->error.Message();
@@ -300,7 +306,8 @@ ToolOutcome ReadLocalFile(const ToolContext& tc, const ToolCall& call,
 
   RunOptions options;
   options.capture_output = true;
-  options.capture_limit = 2 * (max + 1) + 2;
+  // Both streams share the limit: the bytes on stdout, the {"size": N} line on stderr.
+  options.capture_limit = std::max<size_t>(2 * (max + 1) + 2, size_t{64} * 1024);
   options.cancel_fd = call.cancel_fd;
   auto result = RunSandbox(prepared->plan, options);
   ToolOutcome out;
