@@ -48,8 +48,11 @@ demo: build
 lint: deps-lint build
 	@scripts/lint $(BUILD)
 
-bench: build
-	@echo "bench: no benchmarks yet (they come with the sandbox)"
+# Whole-process comparisons against peers (bench/results.md); BENCH_FLAGS=--static-variant also
+# times a static-pie build.
+BENCH_FLAGS ?=
+bench: build deps-bench
+	@bench/compare $(BENCH_FLAGS)
 
 install: build
 	install -D -m 0755 $(BUILD)/agentbox $(DESTDIR)$(PREFIX)/bin/agentbox

@@ -200,6 +200,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   }
 
   std::optional<RunCgroup> cgroup;
+  std::string cgroup_problem;  // why the run has no cgroup, for the refusal below
   const CgroupSupport& support = CachedCgroupSupport();
   if (support.version != CgroupVersion::kNone) {
     auto created = RunCgroup::Create(support, plan.limits);
@@ -208,7 +209,8 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     } else if (Required(options, Layer::kCgroup)) {
       return created.error();
     } else {
-      LogDebug("cgroup unusable, falling back to rlimits: ", created.error().Message());
+      cgroup_problem = created.error().Message();
+      LogDebug("cgroup unusable, falling back to rlimits: ", cgroup_problem);
     }
   } else if (Required(options, Layer::kCgroup)) {
     return MakeError(ErrorCode::kUnavailable,
@@ -221,7 +223,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     return MakeError(ErrorCode::kUnavailable,
                      "cannot bound the number of processes: no usable cgroup pids controller, "
                      "and RLIMIT_NPROC does not apply to root (" +
-                         support.detail + ")");
+                         (cgroup_problem.empty() ? support.detail : cgroup_problem) + ")");
   }
   const bool cg_memory = cgroup && cgroup->limits_memory();
   const RlimitPlan rlimits = BuildRlimitPlan(plan.limits, !cg_pids, !cg_memory);

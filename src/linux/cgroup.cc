@@ -101,6 +101,15 @@ bool AgentboxDirWritable(const std::string& dir) {
   return Exists(parent) ? Writable(parent) : Writable(dir);
 }
 
+// Creates a run directory. One that already exists is a leftover of an earlier supervisor
+// with the same pid that was killed before cleaning up: removed (only possible when empty,
+// so no live process) and made anew.
+Status MakeRunDir(const std::string& dir) {
+  if (mkdir(dir.c_str(), kDirMode) == 0) return {};
+  if (errno == EEXIST && rmdir(dir.c_str()) == 0 && mkdir(dir.c_str(), kDirMode) == 0) return {};
+  return ErrnoError(ErrorCode::kSetup, "mkdir", dir);
+}
+
 std::string RunName() {
   static std::atomic<unsigned> counter{0};
   return "run-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
@@ -338,7 +347,7 @@ Result<RunCgroup> RunCgroup::Create(const CgroupSupport& support, const LimitReq
       if (Status s = WriteFile(parent, "cgroup.subtree_control", c); !s) return s.error();
     }
     const std::string dir = parent + "/" + name;
-    if (mkdir(dir.c_str(), kDirMode) != 0) return ErrnoError(ErrorCode::kSetup, "mkdir", dir);
+    if (Status s = MakeRunDir(dir); !s) return s.error();
     cg.dirs_.push_back(dir);
     cg.dir_fd_.Reset(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!cg.dir_fd_) return ErrnoError(ErrorCode::kSetup, "open", dir);
@@ -359,7 +368,7 @@ Result<RunCgroup> RunCgroup::Create(const CgroupSupport& support, const LimitReq
   auto make_run_dir = [&](const std::string& base) -> Result<std::string> {
     if (Status s = MakeDir(base + "/agentbox"); !s) return s.error();
     std::string dir = base + "/agentbox/" + name;
-    if (mkdir(dir.c_str(), kDirMode) != 0) return ErrnoError(ErrorCode::kSetup, "mkdir", dir);
+    if (Status s = MakeRunDir(dir); !s) return s.error();
     cg.dirs_.push_back(dir);
     return dir;
   };
