@@ -56,6 +56,7 @@ bench: build deps-bench
 
 install: build
 	install -D -m 0755 $(BUILD)/agentbox $(DESTDIR)$(PREFIX)/bin/agentbox
+	ln -sfn agentbox $(DESTDIR)$(PREFIX)/bin/lxc-exec
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_FUZZ)

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/base64.h"
 #include "base/fd.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -375,7 +376,7 @@ int ExecCommand(std::span<char* const> args, bool as_lxc_exec) {
   Result<std::string> text = std::string();
   if (f.config_base64) {
     source = "--config-base64";
-    auto decoded = DecodeMxcBase64(*f.config_base64);
+    auto decoded = Base64Decode(*f.config_base64);  // strict: RFC 4648, padded
     f.config_base64->assign(f.config_base64->size(), '\0');
     if (!decoded) {
       return ParseFailure(

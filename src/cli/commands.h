@@ -17,6 +17,9 @@ inline constexpr int kExitRefused = 125;
 int PolicyCommand(std::span<char* const> args);
 int DemoCommand(std::span<char* const> args);
 int RunCommand(std::span<char* const> args);
+// `agentbox exec ARGS` (as_lxc_exec false) or `lxc-exec ARGS` (true): argv after the program
+// or subcommand name. Exit codes are MXC's (cli/cmd_exec.cc), not kExitRefused.
+int ExecCommand(std::span<char* const> args, bool as_lxc_exec);
 int DoctorCommand(std::span<char* const> args);
 int McpCommand(std::span<char* const> args);
 int AuditCommand(std::span<char* const> args);

@@ -20,6 +20,7 @@ constexpr std::string_view kHelp =
     "\n"
     "commands:\n"
     "  run            run a command in a sandbox\n"
+    "  exec           run an MXC config, as MXC's lxc-exec (also installed as lxc-exec)\n"
     "  mcp            serve the MCP tools run_code, read_local_file, write_local_file\n"
     "  audit          verify or show the audit log (audit verify | audit tail)\n"
     "  policy clamp   show how a request is narrowed to the operator's ceiling\n"
@@ -40,6 +41,12 @@ int main(int argc, char** argv, char** envp) {
   // program starts with default dispositions (SEC-18).
   std::signal(SIGPIPE, SIG_IGN);
   const std::span<char* const> args(argv, static_cast<size_t>(argc));
+  // Installed as lxc-exec (MXC's Linux executor, found by name): every argument is exec's.
+  if (!args.empty() && args[0] != nullptr) {
+    std::string_view name = args[0];
+    name.remove_prefix(name.rfind('/') + 1);  // npos + 1 == 0: no directory part
+    if (name == "lxc-exec") return agentbox::ExecCommand(args.subspan(1), /*as_lxc_exec=*/true);
+  }
   if (args.size() < 2) {
     std::fputs(kHelp.data(), stderr);
     return agentbox::kExitRefused;
@@ -55,6 +62,7 @@ int main(int argc, char** argv, char** envp) {
     return 0;
   }
   if (command == "run") return agentbox::RunCommand(rest);
+  if (command == "exec") return agentbox::ExecCommand(rest, /*as_lxc_exec=*/false);
   if (command == "policy") return agentbox::PolicyCommand(rest);
   if (command == "demo") return agentbox::DemoCommand(rest);
   if (command == "doctor") return agentbox::DoctorCommand(rest);

@@ -877,45 +877,6 @@ Result<MxcConfig> ParseMxcConfig(std::string_view text, std::string_view source)
   return config;
 }
 
-std::optional<std::string> DecodeMxcBase64(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    int v[4];
-    int padding = 0;
-    for (size_t j = 0; j < 4; ++j) {
-      const char c = text[i + j];
-      if (c == '=' && last && j >= 2) {
-        ++padding;
-        v[j] = 0;
-        continue;
-      }
-      if (padding > 0) return std::nullopt;  // data after '='
-      v[j] = value(c);
-      if (v[j] < 0) return std::nullopt;
-    }
-    const auto bits = static_cast<uint32_t>((v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3]);
-    // Canonical: the bits that padding leaves unused must be zero.
-    if ((padding == 1 && (bits & 0xffu) != 0) || (padding == 2 && (bits & 0xffffu) != 0)) {
-      return std::nullopt;
-    }
-    out += static_cast<char>((bits >> 16) & 0xffu);
-    if (padding < 2) out += static_cast<char>((bits >> 8) & 0xffu);
-    if (padding < 1) out += static_cast<char>(bits & 0xffu);
-  }
-  return out;
-}
-
 Status CheckMxcInvariants(const MxcConfig& c) {
   auto fail = [](std::string what) { return MakeError(ErrorCode::kPolicy, std::move(what)); };
   if (c.version) {

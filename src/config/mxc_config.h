@@ -183,9 +183,6 @@ struct MxcConfig {
 // supported range. Errors name the supported range.
 [[nodiscard]] Result<MxcVersion> ParseMxcVersion(std::string_view text);
 
-// Strict standard base64 (RFC 4648 §4): padding required, no whitespace, canonical final bits.
-[[nodiscard]] std::optional<std::string> DecodeMxcBase64(std::string_view text);
-
 // --- Mapping onto agentbox -------------------------------------------------------------------
 
 // The sandboxed shell finds its script in this variable, which it unsets before running it,

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <optional>
 
@@ -364,7 +365,9 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
         }
         wake = std::min(wake, next_progress);
       }
-      wait_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(wake - now).count());
+      // Clamped: a timeout past INT_MAX ms (24.8 days) must not wrap to "wait forever".
+      wait_ms = static_cast<int>(std::min<int64_t>(
+          std::chrono::ceil<std::chrono::milliseconds>(wake - now).count(), INT_MAX));
     }
     const int ready = ::poll(fds, n, wait_ms);
     if (ready < 0 && errno != EINTR) break;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -75,13 +76,19 @@ class Server {
     return true;
   }
 
-  // Kills every running sandbox and waits until each call has finished (and audited).
+  // Kills every running sandbox, waits until each call has finished (and audited), and
+  // joins every worker thread, so none outlives the server.
   void Shutdown() {
-    std::unique_lock lock(mu_);
-    shutting_down_ = true;
-    for (const auto& [key, fd] : cancel_fds_) Signal(fd);
-    slot_free_.notify_all();
-    all_done_.wait(lock, [&] { return calls_ == 0; });
+    std::list<std::thread> workers;
+    {
+      std::unique_lock lock(mu_);
+      shutting_down_ = true;
+      for (const auto& [key, fd] : cancel_fds_) Signal(fd);
+      slot_free_.notify_all();
+      all_done_.wait(lock, [&] { return calls_ == 0; });
+      workers.swap(workers_);
+    }
+    for (std::thread& t : workers) t.join();
   }
 
  private:
@@ -137,10 +144,14 @@ class Server {
       }
       ++calls_;
     }
-    std::thread([this, id = m.id, name, arguments = p.value("arguments", json::object()),
-                 progress_token] {
-      RunCall(id, name, arguments, progress_token);
-    }).detach();
+    std::lock_guard lock(mu_);
+    JoinFinishedLocked();
+    workers_.emplace_back(
+        [this, id = m.id, name, arguments = p.value("arguments", json::object()), progress_token] {
+          RunCall(id, name, arguments, progress_token);
+          std::lock_guard done(mu_);
+          finished_.push_back(std::this_thread::get_id());
+        });
     return true;
   }
 
@@ -225,6 +236,20 @@ class Server {
     FinishCall(lock);
   }
 
+  // Joins the workers that have finished (their ids are in finished_). mu_ must be held.
+  void JoinFinishedLocked() {
+    for (const std::thread::id done : finished_) {
+      for (auto it = workers_.begin(); it != workers_.end(); ++it) {
+        if (it->get_id() == done) {
+          it->join();  // it has only the lock release left to do
+          workers_.erase(it);
+          break;
+        }
+      }
+    }
+    finished_.clear();
+  }
+
   void FinishCall(std::unique_lock<std::mutex>& /*held*/) {
     if (--calls_ == 0) all_done_.notify_all();
   }
@@ -288,6 +313,8 @@ class Server {
   bool shutting_down_ = false;
   std::map<std::string, int> cancel_fds_;
   json client_info_;
+  std::list<std::thread> workers_;
+  std::vector<std::thread::id> finished_;
 };
 
 }  // namespace
