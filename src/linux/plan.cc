@@ -31,18 +31,6 @@ constexpr const char* kEtcSecrets[] = {
 
 constexpr const char* kDevNodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 
-// Same order as the clamp: an ancestor sorts right before its descendants.
-bool PathLess(const std::string& a, const std::string& b) {
-  const size_t n = std::min(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (a[i] == b[i]) continue;
-    if (a[i] == '/') return true;
-    if (b[i] == '/') return false;
-    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-  }
-  return a.size() < b.size();
-}
-
 enum class HostKind { kMissing, kDirectory, kFile, kSymlink };
 
 HostKind Probe(const std::string& path) {

@@ -79,16 +79,25 @@ std::vector<std::string> BaseEnvironment() {
 struct Prepared {
   ClampResult clamp;
   SandboxPlan plan;
+  json pd;  // {"policy", "decisions"} as results and audit records show them
+  std::string audit_id;
 };
 
-// Clamp + plan: everything that can be refused before the audit record and the run.
-Result<Prepared> Prepare(const ToolContext& tc, const Request& request,
-                         const SandboxRequest& sandbox) {
+// Everything that can refuse a call before it runs, in order: clamp, plan, then the pending
+// audit record (fail closed). The error's context is the refusal to return to the model.
+Result<Prepared> Admit(const ToolContext& tc, const Request& request, const SandboxRequest& sandbox,
+                       const BeforeRun& before_run) {
   auto clamp = Clamp(tc.ceiling, request, tc.paths);
-  if (!clamp) return clamp.error();
+  if (!clamp) return MakeError(clamp.error().code, "refused: " + clamp.error().Message());
   auto plan = BuildSandboxPlan(clamp->policy, sandbox);
-  if (!plan) return plan.error();
-  return Prepared{std::move(*clamp), std::move(*plan)};
+  if (!plan) return MakeError(plan.error().code, "refused: " + plan.error().Message());
+  json pd = PolicyAndDecisions(*clamp);
+  auto audit_id = before_run(pd["policy"], pd["decisions"]);
+  if (!audit_id) {
+    return MakeError(ErrorCode::kSetup,
+                     "refused: the audit log cannot be written: " + audit_id.error().Message());
+  }
+  return Prepared{std::move(*clamp), std::move(*plan), std::move(pd), std::move(*audit_id)};
 }
 
 // The audit facts of a finished run: sizes and SHA-256 of the whole outputs, never their
@@ -205,12 +214,10 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
   auto args = ParseRunCode(call.arguments, tc.paths, tc.ceiling);
   if (!args) return Refuse("invalid arguments: " + args.error().Message());
   const SandboxRequest sandbox{args->argv, args->env, args->cwd, tc.paths.cwd, {}};
-  auto prepared = Prepare(tc, args->request, sandbox);
-  if (!prepared) return Refuse("refused: " + prepared.error().Message());
-  json pd = PolicyAndDecisions(prepared->clamp);
-  auto audit_id = before_run(pd["policy"], pd["decisions"]);
-  if (!audit_id)
-    return Refuse("refused: the audit log cannot be written: " + audit_id.error().Message());
+  auto prepared = Admit(tc, args->request, sandbox, before_run);
+  if (!prepared) return Refuse(prepared.error().context);
+  const json& pd = prepared->pd;
+  const std::string& audit_id = prepared->audit_id;
 
   UniqueFd stdin_fd;
   if (args->stdin_data) {
@@ -232,7 +239,7 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
   auto result = RunSandbox(prepared->plan, options);
 
   ToolOutcome out;
-  out.audit_id = *audit_id;
+  out.audit_id = audit_id;
   if (!result) {
     out.is_error = true;
     out.message = "the sandbox could not start: " + result.error().Message();
@@ -258,7 +265,7 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
       {"stderr_truncated", se.truncated || result->err.truncated},
       {"policy", pd["policy"]},
       {"decisions", pd["decisions"]},
-      {"audit_id", *audit_id}};
+      {"audit_id", audit_id}};
   if (result->outcome == Outcome::kExecFailed) {
     out.structured["stderr"] = "agentbox: " + result->error.Message();
   }
@@ -296,13 +303,12 @@ ToolOutcome ReadLocalFile(const ToolContext& tc, const ToolCall& call,
   auto target = Canonicalize(*path, tc.paths);
   if (!target) return Refuse(target.error().Message());
   auto prepared =
-      Prepare(tc, request,
-              FileHelperRequest(tc, {"read", *target, std::to_string(from), std::to_string(max)}));
-  if (!prepared) return Refuse("refused: " + prepared.error().Message());
-  json pd = PolicyAndDecisions(prepared->clamp);
-  auto audit_id = before_run(pd["policy"], pd["decisions"]);
-  if (!audit_id)
-    return Refuse("refused: the audit log cannot be written: " + audit_id.error().Message());
+      Admit(tc, request,
+            FileHelperRequest(tc, {"read", *target, std::to_string(from), std::to_string(max)}),
+            before_run);
+  if (!prepared) return Refuse(prepared.error().context);
+  const json& pd = prepared->pd;
+  const std::string& audit_id = prepared->audit_id;
 
   RunOptions options;
   options.capture_output = true;
@@ -311,7 +317,7 @@ ToolOutcome ReadLocalFile(const ToolContext& tc, const ToolCall& call,
   options.cancel_fd = call.cancel_fd;
   auto result = RunSandbox(prepared->plan, options);
   ToolOutcome out;
-  out.audit_id = *audit_id;
+  out.audit_id = audit_id;
   if (!result || result->outcome != Outcome::kExited || result->exit_code != 0) {
     out.is_error = true;
     const std::string verdict = result ? KernelVerdict(*result) : result.error().Message();
@@ -336,7 +342,7 @@ ToolOutcome ReadLocalFile(const ToolContext& tc, const ToolCall& call,
                     {"truncated", from + bytes.size() < size},
                     {"policy", pd["policy"]},
                     {"decisions", pd["decisions"]},
-                    {"audit_id", *audit_id}};
+                    {"audit_id", audit_id}};
   out.audit = {{"outcome", "completed"}, {"content", ContentDigest(bytes)}};
   return out;
 }
@@ -384,12 +390,10 @@ ToolOutcome WriteLocalFile(const ToolContext& tc, const ToolCall& call,
   Request request;
   request.doc.filesystem.readwrite = {*dir};
   request.doc.timeout_ms = kFileOpTimeoutMs;
-  auto prepared = Prepare(tc, request, FileHelperRequest(tc, {"write", target, how}));
-  if (!prepared) return Refuse("refused: " + prepared.error().Message());
-  json pd = PolicyAndDecisions(prepared->clamp);
-  auto audit_id = before_run(pd["policy"], pd["decisions"]);
-  if (!audit_id)
-    return Refuse("refused: the audit log cannot be written: " + audit_id.error().Message());
+  auto prepared = Admit(tc, request, FileHelperRequest(tc, {"write", target, how}), before_run);
+  if (!prepared) return Refuse(prepared.error().context);
+  const json& pd = prepared->pd;
+  const std::string& audit_id = prepared->audit_id;
 
   auto stdin_fd = StdinFrom(bytes);
   if (!stdin_fd) return Refuse("refused: " + stdin_fd.error().Message());
@@ -399,7 +403,7 @@ ToolOutcome WriteLocalFile(const ToolContext& tc, const ToolCall& call,
   options.cancel_fd = call.cancel_fd;
   auto result = RunSandbox(prepared->plan, options);
   ToolOutcome out;
-  out.audit_id = *audit_id;
+  out.audit_id = audit_id;
   if (!result || result->outcome != Outcome::kExited || result->exit_code != 0) {
     out.is_error = true;
     const std::string verdict = result ? KernelVerdict(*result) : result.error().Message();
@@ -410,7 +414,7 @@ ToolOutcome WriteLocalFile(const ToolContext& tc, const ToolCall& call,
   }
   out.structured = {
       {"path", target},         {"bytes_written", bytes.size()}, {"mode", how},
-      {"policy", pd["policy"]}, {"decisions", pd["decisions"]},  {"audit_id", *audit_id}};
+      {"policy", pd["policy"]}, {"decisions", pd["decisions"]},  {"audit_id", audit_id}};
   out.audit = {{"outcome", "completed"}, {"content", ContentDigest(bytes)}};
   return out;
 }

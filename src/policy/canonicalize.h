@@ -33,6 +33,10 @@ struct PathContext {
 [[nodiscard]] Result<std::string> CanonicalizeMaybeMissing(std::string_view path,
                                                            const PathContext& ctx);
 
+// Orders paths so that every ancestor comes right before its descendants ("/a", "/a/b",
+// "/a-b"): '/' sorts below every other character.
+[[nodiscard]] bool PathLess(std::string_view a, std::string_view b);
+
 // True iff `path` equals `root` or lies beneath it. Both must be canonical.
 [[nodiscard]] bool IsWithin(std::string_view path, std::string_view root);
 

@@ -15,19 +15,6 @@ struct Entry {
   std::string written;  // as the policy wrote it, for messages
 };
 
-// Orders paths so that every ancestor comes right before its descendants ("/a", "/a/b",
-// "/a-b"): '/' sorts below every other character.
-bool PathLess(const std::string& a, const std::string& b) {
-  const size_t n = std::min(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (a[i] == b[i]) continue;
-    if (a[i] == '/') return true;
-    if (b[i] == '/') return false;
-    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-  }
-  return a.size() < b.size();
-}
-
 std::string Prefixed(std::string_view who, const Error& error) {
   std::string out(who);
   out += ": ";
