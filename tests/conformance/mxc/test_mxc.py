@@ -368,8 +368,10 @@ class MxcStricter(harness.SandboxTest):
     def test_timeout_kills_the_whole_sandbox(self):
         out = self.mkdir("out")
         late = os.path.join(out, "late")
-        config = {"process": {"commandLine": f"(sleep 1; echo late > {late}) & echo started; "
-                                             "sleep 30", "timeout": 400},
+        # Generous margins: the shell must print "started" before the timeout even on a loaded
+        # machine with a sanitizer build; the late write would land 1 s after the timeout.
+        config = {"process": {"commandLine": f"(sleep 3; echo late > {late}) & echo started; "
+                                             "sleep 30", "timeout": 2000},
                   "filesystem": {"readwritePaths": [out]}}
         start = time.monotonic()
         # capture_output waits for every holder of the pipes: a survivor would hold them.
@@ -377,8 +379,8 @@ class MxcStricter(harness.SandboxTest):
         self.assertLess(time.monotonic() - start, 10)
         self.assertEqual(r.returncode, 255, r.stderr)
         self.assertEqual(r.stdout, "started\n")
-        self.assertEqual(r.stderr.splitlines()[0], "script timed out after 400ms")
-        time.sleep(1.5)
+        self.assertEqual(r.stderr.splitlines()[0], "script timed out after 2000ms")
+        time.sleep(2)
         self.assertFalse(os.path.exists(late), "a process of the sandbox outlived the timeout")
 
     def test_caller_death_kills_the_sandbox(self):
