@@ -274,6 +274,19 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
 
 // ---- read_local_file / write_local_file ------------------------------------------------
 
+// True (and `out` filled) when the file helper did not succeed: the kernel's verdict as the
+// helper saw it, with the clamp's decisions that explain it.
+bool FileHelperFailed(const Result<RunResult>& result, const std::string& what, const json& pd,
+                      ToolOutcome& out) {
+  if (result && result->outcome == Outcome::kExited && result->exit_code == 0) return false;
+  const std::string verdict = result ? KernelVerdict(*result) : result.error().Message();
+  out.is_error = true;
+  out.message = "the sandbox refused " + what + ": " + verdict;
+  if (!pd["decisions"].empty()) out.message += " (decisions: " + DumpJson(pd["decisions"]) + ")";
+  out.audit = {{"outcome", "failed"}, {"error", verdict}};
+  return true;
+}
+
 SandboxRequest FileHelperRequest(const ToolContext& tc, std::vector<std::string> argv) {
   argv.insert(argv.begin(), {tc.self_exe, kFileHelperCommand});
   return SandboxRequest{std::move(argv), BaseEnvironment(), std::string("/"), "/", {tc.self_exe}};
@@ -318,14 +331,7 @@ ToolOutcome ReadLocalFile(const ToolContext& tc, const ToolCall& call,
   auto result = RunSandbox(prepared->plan, options);
   ToolOutcome out;
   out.audit_id = audit_id;
-  if (!result || result->outcome != Outcome::kExited || result->exit_code != 0) {
-    out.is_error = true;
-    const std::string verdict = result ? KernelVerdict(*result) : result.error().Message();
-    out.message = "the sandbox refused reading " + *target + ": " + verdict;
-    if (!pd["decisions"].empty()) out.message += " (decisions: " + DumpJson(pd["decisions"]) + ")";
-    out.audit = {{"outcome", "failed"}, {"error", verdict}};
-    return out;
-  }
+  if (FileHelperFailed(result, "reading " + *target, pd, out)) return out;
   uint64_t size = 0;
   if (auto meta = ParseStrictJson(result->err.data, "file helper");
       meta && meta->contains("size")) {
@@ -404,12 +410,8 @@ ToolOutcome WriteLocalFile(const ToolContext& tc, const ToolCall& call,
   auto result = RunSandbox(prepared->plan, options);
   ToolOutcome out;
   out.audit_id = audit_id;
-  if (!result || result->outcome != Outcome::kExited || result->exit_code != 0) {
-    out.is_error = true;
-    const std::string verdict = result ? KernelVerdict(*result) : result.error().Message();
-    out.message = "the sandbox refused writing " + target + ": " + verdict;
-    if (!pd["decisions"].empty()) out.message += " (decisions: " + DumpJson(pd["decisions"]) + ")";
-    out.audit = {{"outcome", "failed"}, {"error", verdict}, {"content", ContentDigest(bytes)}};
+  if (FileHelperFailed(result, "writing " + target, pd, out)) {
+    out.audit["content"] = ContentDigest(bytes);
     return out;
   }
   out.structured = {
