@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 
 #include "executor/stages.h"
@@ -104,8 +105,19 @@ sigset_t ForwardedSignals() {
   // SEC-18: a new session without a controlling terminal, so the program cannot inject
   // input into the caller's terminal (TIOCSTI is also denied by seccomp, SEC-8).
   ::setsid();
+  // The raw syscall: glibc's signal() refuses its own reserved real-time signals (32, 33),
+  // which a caller may have set to ignored; every disposition must be the default.
+  struct KernelSigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    uint64_t mask;
+  };
+  const KernelSigaction dfl{SIG_DFL, 0, nullptr, 0};
   for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+    if (sig != SIGKILL && sig != SIGSTOP) {
+      ::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof(dfl.mask));
+    }
   }
   sigset_t empty;
   sigemptyset(&empty);
