@@ -465,7 +465,7 @@ Finding CheckSandbox(const Host&) {
   auto clamped = Clamp(Ceiling{request.doc}, request, ctx);
   if (!clamped) return Failed("clamp: " + clamped.error().Message(), fix);
   const SandboxRequest sandbox_request{
-      {"/bin/true"}, {"PATH=/usr/bin:/bin"}, std::nullopt, ctx.cwd, {}};
+      {"/bin/true"}, {"PATH=/usr/bin:/bin"}, std::nullopt, ctx.cwd, {}, {}};
   auto plan = BuildSandboxPlan(clamped->policy, sandbox_request);
   if (!plan) return Failed("plan: " + plan.error().Message(), fix);
   RunOptions options;

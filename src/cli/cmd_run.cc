@@ -20,6 +20,7 @@ constexpr const char* kSynopsis = "[OPTIONS] -- CMD [ARGS...]";
 
 struct RunFlags {
   std::vector<std::string> ro, rw, deny, env, pass_env, require;
+  std::vector<std::string> allow_domains, deny_domains, resolve, allow_cidrs;
   std::optional<std::string> net, cwd, policy, ceiling;
   std::optional<uint64_t> timeout, pids, memory, cpu_seconds;
   bool json = false;
@@ -40,12 +41,30 @@ Result<Request> BuildRequest(const RunFlags& f) {
   fs.denied.insert(fs.denied.end(), f.deny.begin(), f.deny.end());
   if (f.net) {
     if (*f.net == "block") {
-      request.doc.network = Network{NetworkMode::kBlock, {}, {}};
+      request.doc.network = NetworkWithMode(NetworkMode::kBlock);
     } else if (*f.net == "allow") {
-      request.doc.network = Network{NetworkMode::kAllow, {}, {}};
+      request.doc.network = NetworkWithMode(NetworkMode::kAllow);
+    } else if (*f.net == "proxy") {
+      request.doc.network = NetworkWithMode(NetworkMode::kProxy);
     } else {
-      return MakeError(ErrorCode::kUsage, "--net: expected block or allow, got \"" + *f.net + "\"");
+      return MakeError(ErrorCode::kUsage,
+                       "--net: expected block, proxy or allow, got \"" + *f.net + "\"");
     }
+  }
+  const bool proxy_flags = !f.allow_domains.empty() || !f.deny_domains.empty() ||
+                           !f.resolve.empty() || !f.allow_cidrs.empty();
+  if (proxy_flags) {
+    if (!request.doc.network || request.doc.network->mode != NetworkMode::kProxy) {
+      return MakeError(ErrorCode::kUsage,
+                       "--allow-domain, --deny-domain, --resolve and --allow-cidr need --net proxy "
+                       "(or a proxy network in --policy)");
+    }
+    Network& net = *request.doc.network;
+    net.allow_domains.insert(net.allow_domains.end(), f.allow_domains.begin(),
+                             f.allow_domains.end());
+    net.deny_domains.insert(net.deny_domains.end(), f.deny_domains.begin(), f.deny_domains.end());
+    net.resolve.insert(net.resolve.end(), f.resolve.begin(), f.resolve.end());
+    net.allow_cidrs.insert(net.allow_cidrs.end(), f.allow_cidrs.begin(), f.allow_cidrs.end());
   }
   if (f.timeout) {
     if (*f.timeout == 0) return MakeError(ErrorCode::kUsage, "--timeout must be at least 1 ms");
@@ -143,7 +162,8 @@ void PrintJson(const RunResult& r, const ClampResult& clamp) {
       {"stderr_truncated", r.err.truncated},
       {"policy", PolicyToJson(clamp.policy)},
       {"decisions", nlohmann::json::array()},
-      {"enforcement", EnforcementToJson(r.enforcement)}};
+      {"enforcement", EnforcementToJson(r.enforcement)},
+      {"network", ConnectionsToJson(r.connections)}};
   for (const Decision& d : clamp.decisions) out["decisions"].push_back(DecisionToJson(d));
   if (r.outcome == Outcome::kSetupFailed || r.outcome == Outcome::kExecFailed) {
     out["error"] = {{"code", ErrorCodeName(r.error.code)}, {"message", r.error.Message()}};
@@ -159,7 +179,13 @@ int RunCommand(std::span<char* const> args) {
   flags.Repeated("--ro", &f.ro, "PATH", "grant PATH read-only (repeatable)");
   flags.Repeated("--rw", &f.rw, "PATH", "grant PATH read-write (repeatable)");
   flags.Repeated("--deny", &f.deny, "PATH", "hide PATH even inside a grant (repeatable)");
-  flags.Value("--net", &f.net, "MODE", "block (default) or allow");
+  flags.Value("--net", &f.net, "MODE", "block (default), proxy (by domain) or allow");
+  flags.Repeated("--allow-domain", &f.allow_domains, "D",
+                 "proxy: allow host D or *.suffix, optionally :port (repeatable)");
+  flags.Repeated("--deny-domain", &f.deny_domains, "D", "proxy: refuse D, even if allowed");
+  flags.Repeated("--resolve", &f.resolve, "NAME=IP", "proxy: resolve NAME to IP (as curl)");
+  flags.Repeated("--allow-cidr", &f.allow_cidrs, "CIDR",
+                 "proxy: allow this range although it is loopback/private/link-local");
   flags.Number("--timeout", &f.timeout, "MS", "kill the whole sandbox after MS milliseconds");
   flags.Value("--cwd", &f.cwd, "DIR", "working directory inside the sandbox");
   flags.Repeated("--env", &f.env, "K=V", "set a variable in the sandbox (repeatable)");
@@ -195,7 +221,7 @@ int RunCommand(std::span<char* const> args) {
   auto required = ParseRequired(f.require, clamped->policy);
   if (!required) return Fail(required.error());
 
-  SandboxRequest sandbox_request{*command, *env, f.cwd, ctx.cwd, {}};
+  SandboxRequest sandbox_request{*command, *env, f.cwd, ctx.cwd, {}, {}};
   auto plan = BuildSandboxPlan(clamped->policy, sandbox_request);
   if (!plan) return Fail(plan.error());
   if (f.explain) {

@@ -73,9 +73,9 @@ Result<std::optional<PolicyDocument>> CeilingFromEnvironment(
   if (network != nullptr) {
     const std::string_view mode = network;
     if (mode == "block") {
-      doc.network = Network{NetworkMode::kBlock, {}, {}};
+      doc.network = NetworkWithMode(NetworkMode::kBlock);
     } else if (mode == "allow") {
-      doc.network = Network{NetworkMode::kAllow, {}, {}};
+      doc.network = NetworkWithMode(NetworkMode::kAllow);
     } else {
       return BadValue(kNetworkVar, mode, "\"block\" or \"allow\"");
     }

@@ -1148,7 +1148,7 @@ Result<MxcRun> MapMxcConfig(const MxcConfig& c, const MxcMapOptions& options) {
   doc.filesystem.readwrite = c.readwrite_paths;
   doc.filesystem.readonly = c.readonly_paths;
   doc.filesystem.denied = c.denied_paths;
-  doc.network = Network{*network, {}, {}};
+  doc.network = NetworkWithMode(*network);
   doc.timeout_ms = c.timeout_ms == 0 ? kMxcNoTimeoutMs : c.timeout_ms;
 
   if (c.cwd && (*c.cwd)[0] != '/') {

@@ -50,8 +50,8 @@ Result<Network> ParseNetwork(const json& value) {
   static constexpr std::string_view kLocation = "/network";
   if (value.is_string()) {
     const auto& mode = value.get_ref<const json::string_t&>();
-    if (mode == "block") return Network{NetworkMode::kBlock, {}, {}};
-    if (mode == "allow") return Network{NetworkMode::kAllow, {}, {}};
+    if (mode == "block") return NetworkWithMode(NetworkMode::kBlock);
+    if (mode == "allow") return NetworkWithMode(NetworkMode::kAllow);
     return PolicyError(
         std::string(kLocation) + ": unknown network mode " + QuoteForMessage(mode) +
         " (expected \"block\", \"allow\" or {\"proxy\": {\"allowDomains\": [...]}})");
@@ -66,10 +66,10 @@ Result<Network> ParseNetwork(const json& value) {
   auto proxy_value = network->Require("proxy");
   if (!proxy_value) return proxy_value.error();
   auto proxy = StrictObject::Open(**proxy_value, network->FieldLocation("proxy"),
-                                  {"allowDomains", "denyDomains"});
+                                  {"allowDomains", "denyDomains", "allowCidrs", "resolve"});
   if (!proxy) return proxy.error();
 
-  Network out{NetworkMode::kProxy, {}, {}};
+  Network out = NetworkWithMode(NetworkMode::kProxy);
   auto allow = proxy->Require("allowDomains");
   if (!allow) return allow.error();
   auto allow_domains = ReadNonEmptyStringArray(**allow, proxy->FieldLocation("allowDomains"));
@@ -79,6 +79,25 @@ Result<Network> ParseNetwork(const json& value) {
     auto deny_domains = ReadNonEmptyStringArray(*deny, proxy->FieldLocation("denyDomains"));
     if (!deny_domains) return deny_domains.error();
     out.deny_domains = std::move(*deny_domains);
+  }
+  if (const json* cidrs = proxy->Find("allowCidrs")) {
+    auto list = ReadNonEmptyStringArray(*cidrs, proxy->FieldLocation("allowCidrs"));
+    if (!list) return list.error();
+    out.allow_cidrs = std::move(*list);
+  }
+  // {"name": "ip"}: kept as "name=ip", the form of --resolve; checked by the clamp.
+  if (const json* resolve = proxy->Find("resolve")) {
+    const std::string location = proxy->FieldLocation("resolve");
+    if (!resolve->is_object()) {
+      return PolicyError(location + ": expected an object {\"name\": \"address\"}, got " +
+                         resolve->type_name());
+    }
+    for (const auto& [name, address] : resolve->items()) {
+      if (!address.is_string() || name.empty()) {
+        return PolicyError(location + ": each entry maps a name to an address string");
+      }
+      out.resolve.push_back(name + "=" + address.get<std::string>());
+    }
   }
   return out;
 }
@@ -133,8 +152,17 @@ json NetworkToJson(const Network& network) {
     case NetworkMode::kProxy:
       break;
   }
-  return json{
-      {"proxy", {{"allowDomains", network.allow_domains}, {"denyDomains", network.deny_domains}}}};
+  json proxy = {{"allowDomains", network.allow_domains}, {"denyDomains", network.deny_domains}};
+  if (!network.allow_cidrs.empty()) proxy["allowCidrs"] = network.allow_cidrs;
+  if (!network.resolve.empty()) {
+    json resolve = json::object();
+    for (const std::string& pin : network.resolve) {
+      const size_t eq = pin.find('=');
+      resolve[pin.substr(0, eq)] = eq == std::string::npos ? "" : pin.substr(eq + 1);
+    }
+    proxy["resolve"] = std::move(resolve);
+  }
+  return json{{"proxy", std::move(proxy)}};
 }
 
 json LimitsToJson(const Limits& limits) {
@@ -218,6 +246,20 @@ json ClampResultToJson(const ClampResult& result) {
   json decisions = json::array();
   for (const Decision& decision : result.decisions) decisions.push_back(DecisionToJson(decision));
   return json{{"policy", PolicyToJson(result.policy)}, {"decisions", std::move(decisions)}};
+}
+
+json ConnectionsToJson(const std::vector<ConnectionRecord>& records) {
+  json list = json::array();
+  for (const ConnectionRecord& r : records) {
+    json entry = {{"protocol", r.protocol},
+                  {"host", r.host},
+                  {"port", r.port},
+                  {"allowed", r.allowed}};
+    if (!r.reason.empty()) entry["reason"] = r.reason;
+    if (!r.address.empty()) entry["address"] = r.address;
+    list.push_back(std::move(entry));
+  }
+  return {{"connections", std::move(list)}};
 }
 
 }  // namespace agentbox

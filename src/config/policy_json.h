@@ -22,6 +22,7 @@
 
 #include "base/result.h"
 #include "config/strict_json.h"  // DumpJson
+#include "net/egress.h"
 #include "policy/policy.h"
 
 namespace agentbox {
@@ -45,5 +46,8 @@ namespace agentbox {
 [[nodiscard]] nlohmann::json DecisionToJson(const Decision& decision);
 // {"policy": PolicyToJson, "decisions": [DecisionToJson...]}
 [[nodiscard]] nlohmann::json ClampResultToJson(const ClampResult& result);
+// The egress proxy's decisions: {"connections": [{"protocol", "host", "port", "allowed",
+// "reason"?, "address"?}...]}, as --json results, MCP results and audit records show them.
+[[nodiscard]] nlohmann::json ConnectionsToJson(const std::vector<ConnectionRecord>& records);
 
 }  // namespace agentbox

@@ -10,9 +10,12 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #include "executor/stages.h"
+#include "executor/trace.h"
 #include "linux/caps.h"
+#include "linux/cgroup.h"
 #include "linux/child_util.h"
 #include "linux/landlock.h"
 #include "linux/mount.h"
@@ -26,6 +29,13 @@ namespace {
 void Report(const ChildContext& ctx, const ChildReport& report) {
   // A short write to a pipe of this size is atomic; nothing useful to do if it fails.
   [[maybe_unused]] const ssize_t n = ::write(ctx.status_fd, &report, sizeof(report));
+}
+
+// AGENTBOX_TRACE_TIMINGS: when `stage` ended (executor/trace.h); nothing when disabled.
+void StampStage(const ChildContext& ctx, Stage stage) {
+  if (ctx.stage_times != nullptr) {
+    ctx.stage_times->done[static_cast<size_t>(stage)] = MonotonicNanos();
+  }
 }
 
 [[noreturn]] void Fail(const ChildContext& ctx, Stage stage, int err, int detail = -1) {
@@ -122,6 +132,7 @@ sigset_t ForwardedSignals() {
   sigset_t empty;
   sigemptyset(&empty);
   ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+  StampStage(ctx, Stage::kExec);
   const int err = ExecSearch(ctx);
   Report(ctx, {ChildReport::kExecFailed, static_cast<int32_t>(Stage::kExec), err, -1, 0});
   ::_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
@@ -142,6 +153,7 @@ sigset_t ForwardedSignals() {
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
       if (pid != program) continue;
+      if (ctx.stage_times != nullptr) ctx.stage_times->program_ended = MonotonicNanos();
       if (WIFSIGNALED(status)) {
         Report(ctx, {ChildReport::kSignaled, 0, 0, -1, WTERMSIG(status)});
       } else {
@@ -153,6 +165,13 @@ sigset_t ForwardedSignals() {
 }
 
 // ---- The stages. Each returns 0 or an errno; `detail` may name a sub-step (a mount op).
+
+int Cgroup(const ChildContext& ctx, int& /*detail*/) {
+  // SEC-9: before anything else, and long before the program is forked. Writing "0" to a
+  // v1 `tasks` file moves only this (single-threaded) process and skips the kernel's global
+  // threadgroup lock that moving another process by pid takes (see linux/cgroup.h).
+  return AttachSelfInChild(ctx.cgroup_tasks_fds, std::size(ctx.cgroup_tasks_fds));
+}
 
 int Lifeline(const ChildContext& ctx, int& /*detail*/) {
   // SEC-17: SIGKILL when the supervisor dies (even by SIGKILL); if it already died, stop
@@ -175,8 +194,8 @@ int Stdio(const ChildContext& ctx, int& /*detail*/) {
 int CloseFds(const ChildContext& ctx, int& /*detail*/) {
   // SEC-14: only 0, 1 and 2 reach the program; our own pipes are CLOEXEC and the ruleset
   // fd is closed after use.
-  const int keep[] = {ctx.status_fd, ctx.lifeline_fd, ctx.ruleset_fd};
-  return CloseAllExcept(keep, 3);
+  const int keep[] = {ctx.status_fd, ctx.lifeline_fd, ctx.ruleset_fd, ctx.bridge_fd};
+  return CloseAllExcept(keep, std::size(keep));
 }
 
 int IdMaps(const ChildContext& ctx, int& /*detail*/) {
@@ -212,7 +231,13 @@ int Hostname(const ChildContext& ctx, int& /*detail*/) {
 }
 
 int Loopback(const ChildContext& ctx, int& /*detail*/) {
-  return ctx.plan->new_network_namespace ? BringUpLoopbackInChild() : 0;
+  if (!ctx.plan->new_network_namespace) return 0;
+  if (const int err = BringUpLoopbackInChild(); err != 0) return err;
+  if (ctx.bridge_fd < 0) return 0;
+  // SEC-30: the bridge listeners exist before the program does (it cannot take their
+  // ports), and leave pid 1 at once: the program never holds them, the proxy accepts on them.
+  const uint16_t ports[] = {kBridgeHttpPort, kBridgeSocksPort};
+  return HandOverListenersInChild(ctx.bridge_fd, ports, 2);
 }
 
 int Rlimits(const ChildContext& ctx, int& /*detail*/) { return ApplyRlimitsInChild(*ctx.rlimits); }
@@ -264,6 +289,7 @@ struct StageStep {
 // The order of setup lives here and nowhere else. After the last step pid 1 starts the
 // program (kSpawn) and supervises it.
 constexpr StageStep kStages[] = {
+    {Stage::kCgroup, Cgroup},
     {Stage::kLifeline, Lifeline},
     {Stage::kStdio, Stdio},
     {Stage::kCloseFds, CloseFds},
@@ -284,19 +310,24 @@ constexpr StageStep kStages[] = {
 }  // namespace
 
 [[noreturn]] void SandboxInit(const ChildContext& ctx) noexcept {
+  if (ctx.stage_times != nullptr) ctx.stage_times->started = MonotonicNanos();
   for (const StageStep& step : kStages) {
     int detail = -1;
     if (const int err = step.run(ctx, detail); err != 0) Fail(ctx, step.stage, err, detail);
+    StampStage(ctx, step.stage);
   }
   const long pid = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
   if (pid < 0) Fail(ctx, Stage::kSpawn, errno);
   if (pid == 0) StartProgram(ctx);
+  StampStage(ctx, Stage::kSpawn);
   ::close(ctx.lifeline_fd);
   Supervise(ctx, static_cast<pid_t>(pid));
 }
 
 const char* StageName(Stage stage) {
   switch (stage) {
+    case Stage::kCgroup:
+      return "cgroup";
     case Stage::kLifeline:
       return "lifeline";
     case Stage::kStdio:

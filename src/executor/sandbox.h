@@ -15,6 +15,7 @@
 
 #include "base/result.h"
 #include "linux/plan.h"
+#include "net/egress.h"
 
 namespace agentbox {
 
@@ -74,6 +75,7 @@ struct RunResult {
   CapturedStream err;
   Enforcement enforcement;
   Error error;  // kSetupFailed / kExecFailed: what went wrong
+  std::vector<ConnectionRecord> connections;  // proxy mode: every egress decision, in order
 };
 
 // Errors returned (instead of a RunResult) mean nothing was started: the host cannot

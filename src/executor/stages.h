@@ -7,6 +7,7 @@
 #include <linux/filter.h>
 
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 
 #include "linux/plan.h"
@@ -15,6 +16,7 @@
 namespace agentbox {
 
 enum class Stage : int32_t {
+  kCgroup,       // SEC-9: on cgroup v1, pid 1 moves itself into the run cgroups, first
   kLifeline,     // die with the supervisor
   kStdio,        // the program's stdin/stdout/stderr onto 0, 1, 2
   kCloseFds,     // SEC-14: nothing but 0, 1, 2 and our pipes crosses
@@ -25,7 +27,7 @@ enum class Stage : int32_t {
   kHostname,
   kLoopback,
   kRlimits,
-  kWaitForParent,  // the supervisor has attached the cgroup
+  kWaitForParent,  // the supervisor is ready (its egress proxy, if any, has started)
   kCapabilities,   // SEC-10
   kNoNewPrivs,
   kLandlock,  // SEC-7
@@ -47,6 +49,15 @@ struct ChildReport {
   int32_t value = 0;    // exit code or signal
 };
 
+// AGENTBOX_TRACE_TIMINGS (executor/trace.h): CLOCK_MONOTONIC nanoseconds at which pid 1
+// started and finished each stage (kSpawn: the program forked; kExec: the program calling
+// execve), and reaped the program; 0 = not reached. Written by pid 1 only.
+struct StageTimes {
+  int64_t started;
+  int64_t done[static_cast<size_t>(Stage::kCount)];
+  int64_t program_ended;
+};
+
 struct ChildContext {
   SandboxPlan* plan;
   char* const* argv;                   // null-terminated
@@ -55,11 +66,14 @@ struct ChildContext {
   int lifeline_fd;                     // read end: one byte = go; EOF = the supervisor is gone
   int stdin_fd, stdout_fd, stderr_fd;  // -1: keep as is
   int ruleset_fd;                      // -1: no Landlock
+  int bridge_fd;                       // -1: no proxy; else where the bridge listeners go
   uint64_t landlock_handled_fs;
   const sock_fprog* seccomp;
   const RlimitPlan* rlimits;
   char* scrub_begin;
   char* scrub_end;
+  int cgroup_tasks_fds[2];  // v1: the run cgroups' `tasks` files (-1: none); pid 1 closes them
+  StageTimes* stage_times;  // null unless AGENTBOX_TRACE_TIMINGS; shared with the supervisor
 };
 
 // The sandbox's pid 1: runs every stage, starts the program, reaps, reports. Never returns.

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,10 +20,12 @@
 #include "base/scope_guard.h"
 #include "executor/sandbox.h"
 #include "executor/stages.h"
+#include "executor/trace.h"
 #include "linux/cgroup.h"
 #include "linux/landlock.h"
 #include "linux/seccomp.h"
 #include "linux/uapi/clone3.h"
+#include "net/proxy.h"
 
 namespace agentbox {
 namespace {
@@ -182,13 +185,18 @@ int ExitCodeFor(const RunResult& result) {
 Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   RunResult result;
   Enforcement& enforcement = result.enforcement;
+  RunTrace trace;  // AGENTBOX_TRACE_TIMINGS
+  auto print_trace = ScopeGuard([&] { trace.Print(); });
 
   // Everything that can fail for a reason the user can fix fails here, before clone.
   const Result<SeccompProgram>& seccomp = CachedSeccomp();
   if (!seccomp) return seccomp.error();
   const sock_fprog seccomp_prog = seccomp->Prog();
+  trace.Mark("seccomp filter ready");
 
   plan.landlock.abi = LandlockAbi();
+  // TCP rules need ABI 4; below it the network namespace alone keeps the program in.
+  if (plan.landlock.abi < 4) plan.landlock.restrict_tcp = false;
   std::optional<LandlockRuleset> ruleset;
   if (plan.landlock.abi > 0) {
     auto built = BuildLandlockRuleset(plan.landlock);
@@ -199,6 +207,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
         ErrorCode::kUnavailable,
         "Landlock is required but this kernel does not offer it (see agentbox doctor)");
   }
+  trace.Mark("landlock ruleset built");
 
   std::optional<RunCgroup> cgroup;
   std::string cgroup_problem;  // why the run has no cgroup, for the refusal below
@@ -230,6 +239,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   const RlimitPlan rlimits = BuildRlimitPlan(plan.limits, !cg_pids, !cg_memory);
   enforcement.limits =
       cg_pids ? (cgroup->version() == CgroupVersion::kV2 ? "cgroup2" : "cgroup1") : "rlimit";
+  trace.Mark("cgroup created");
 
   auto status = MakePipe();
   if (!status) return status.error();
@@ -246,6 +256,30 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     err_pipe = std::move(*e);
   }
 
+  // Proxy mode: pid 1 hands its bridge listeners over this socket pair to the proxy.
+  std::optional<EgressRules> egress;
+  UniqueFd bridge_parent, bridge_child;
+  if (plan.proxy_bridge && plan.new_network_namespace) {
+    auto rules = EgressRulesFor(plan.egress, plan.upstream_proxy);
+    if (!rules) return rules.error();
+    egress = std::move(*rules);
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+      return ErrnoError(ErrorCode::kSetup, "socketpair", "egress proxy bridge");
+    }
+    bridge_parent.Reset(sv[0]);
+    bridge_child.Reset(sv[1]);
+  }
+
+  // SEC-9, cgroup v1: pid 1 moves itself into the run cgroups with these, as its first stage.
+  std::vector<UniqueFd> tasks_fds;
+  if (cgroup && cgroup->version() == CgroupVersion::kV1) {
+    auto opened = cgroup->OpenTasksFiles();
+    if (!opened) return opened.error();
+    tasks_fds = std::move(*opened);
+  }
+  auto tasks_fd = [&](size_t i) { return i < tasks_fds.size() ? tasks_fds[i].get() : -1; };
+
   std::vector<char*> argv = PointerArray(plan.argv);
   std::vector<char*> envp = PointerArray(plan.env);
   const ChildContext ctx{&plan,
@@ -257,11 +291,14 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
                          out_pipe ? out_pipe->write.get() : -1,
                          err_pipe ? err_pipe->write.get() : -1,
                          ruleset ? ruleset->fd.get() : -1,
+                         bridge_child ? bridge_child.get() : -1,
                          ruleset ? ruleset->handled_fs : 0,
                          &seccomp_prog,
                          &rlimits,
                          g_scrub_begin,
-                         g_scrub_end};
+                         g_scrub_end,
+                         {tasks_fd(0), tasks_fd(1)},
+                         trace.child_slots()};
 
   sigset_t forwarded;
   sigemptyset(&forwarded);
@@ -287,30 +324,39 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   args.pidfd = reinterpret_cast<uint64_t>(&pidfd);
   args.exit_signal = SIGCHLD;
 
+  trace.Mark("ready to clone");
   const auto start = std::chrono::steady_clock::now();
   const long pid = uapi::Clone3(&args);
   if (pid == 0) SandboxInit(ctx);
   const int clone_errno = errno;
   if (pid < 0) return CloneError(clone_errno);
+  trace.Mark("clone3");
 
   UniqueFd pidfd_owner(pidfd);
+  bridge_child.Reset();
+  std::unique_ptr<EgressProxy> proxy;
+  if (egress) {
+    auto started = EgressProxy::Start(std::move(bridge_parent), std::move(*egress));
+    if (!started) {
+      uapi::PidfdSendSignal(pidfd, SIGKILL);
+      ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
+      return started.error();
+    }
+    proxy = std::move(*started);
+  }
   status->write.Reset();
   lifeline->read.Reset();
   if (out_pipe) out_pipe->write.Reset();
   if (err_pipe) err_pipe->write.Reset();
 
+  tasks_fds.clear();
+
   auto kill_sandbox = [&] { uapi::PidfdSendSignal(pidfd, SIGKILL); };
-  if (cgroup && cgroup->version() == CgroupVersion::kV1) {
-    if (Status s = cgroup->Attach(static_cast<pid_t>(pid)); !s) {
-      kill_sandbox();
-      ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
-      return s.error();
-    }
-  }
   // Release pid 1. If it already failed a stage and exited, this write fails (EPIPE; the
   // process ignores SIGPIPE) and the wait below reads its report.
   const char go = 1;
   [[maybe_unused]] const ssize_t released = ::write(lifeline->write.get(), &go, 1);
+  trace.Mark("pid 1 released");
 
   // Enforcement as planned; a stage that fails is reported and the result says setup_failed.
   enforcement.namespaces = true;
@@ -388,8 +434,10 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     }
     if (fds[0].revents != 0) break;
   }
+  trace.Mark("pid 1 exited");
   siginfo_t info{};
   ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info, WEXITED);
+  trace.Mark("pid 1 reaped");
   result.duration_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                  std::chrono::steady_clock::now() - start)
                                                  .count());
@@ -416,7 +464,10 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
         break;
     }
   }
+  trace.Mark("output and reports read");
   if (cgroup) cgroup->Destroy();
+  trace.Mark("cgroup removed");
+  if (proxy) result.connections = proxy->Stop();
 
   if (setup_failure) {
     result.outcome = Outcome::kSetupFailed;

@@ -418,6 +418,31 @@ Status RunCgroup::Attach(pid_t pid) {
   return {};
 }
 
+Result<std::vector<UniqueFd>> RunCgroup::OpenTasksFiles() const {
+  std::vector<UniqueFd> fds;
+  if (version_ != CgroupVersion::kV1) return fds;
+  for (const std::string& dir : dirs_) {
+    const std::string path = dir + "/tasks";
+    UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (!fd) return ErrnoError(ErrorCode::kSetup, "open", path);
+    fds.push_back(std::move(fd));
+  }
+  return fds;
+}
+
+int AttachSelfInChild(const int* tasks_fds, size_t count) noexcept {
+  int result = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (tasks_fds[i] < 0) continue;
+    if (result == 0) {
+      const ssize_t n = write(tasks_fds[i], "0", 1);
+      if (n != 1) result = n < 0 ? errno : EIO;
+    }
+    close(tasks_fds[i]);
+  }
+  return result;
+}
+
 void RunCgroup::Destroy() {
   dir_fd_.Reset();
   for (const std::string& dir : dirs_) RemoveRunDir(dir, version_ == CgroupVersion::kV2);

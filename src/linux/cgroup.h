@@ -5,8 +5,9 @@
 //
 //   CgroupSupport support = DetectCgroupSupport();     // once; support.detail for `doctor`
 //   Result<RunCgroup> cg = RunCgroup::Create(support, limits);   // before clone
-//   ... clone3 with CLONE_INTO_CGROUP cg->v2_dir_fd(), or clone then:
-//   if (Status s = cg->Attach(child_pid); !s) ...     // before releasing the child
+//   v2: clone3 with CLONE_INTO_CGROUP cg->v2_dir_fd();
+//   v1: auto fds = cg->OpenTasksFiles(); clone; the child, first thing:
+//       if (int err = AttachSelfInChild(fds, n); err != 0) ...   // before it forks anything
 //   ... run ...
 //   cg->Destroy();                                    // kills what is left, removes the dirs
 #pragma once
@@ -65,11 +66,18 @@ class RunCgroup {
   RunCgroup& operator=(const RunCgroup&) = delete;
   ~RunCgroup();
 
-  // Moves process `pid` (the sandbox's pid 1) into the run cgroup(s) via cgroup.procs.
-  // SEC-9: limits are applied before the program starts (cgroup attached before the child
-  // is released; rlimits set in the child before exec), so a fork bomb is bounded from its
-  // first fork.
+  // Moves process `pid` (with all its threads) into the run cgroup(s) via cgroup.procs.
+  // On cgroup v1 this takes the kernel's global cgroup_threadgroup_rwsem for writing, which
+  // waits for an RCU grace period (milliseconds); the sandbox uses OpenTasksFiles instead.
   [[nodiscard]] Status Attach(pid_t pid);
+
+  // v1: each run directory's `tasks` file, opened for writing (O_CLOEXEC), in the order of
+  // dirs(). The sandbox's pid 1 moves itself with AttachSelfInChild: a single thread that
+  // writes "0" to `tasks` moves only itself, and the kernel then skips the global
+  // threadgroup lock (kernel/cgroup/cgroup.c, cgroup_procs_write_start). The write is
+  // checked against the opener's permission to write the file, so opening it here, before
+  // clone, is what grants it. Empty on v2 (CLONE_INTO_CGROUP) or after Destroy().
+  [[nodiscard]] Result<std::vector<UniqueFd>> OpenTasksFiles() const;
 
   // v2: an O_DIRECTORY fd of the run cgroup, owned by this object, for clone3
   // CLONE_INTO_CGROUP. -1 on v1 or after Destroy().
@@ -93,6 +101,14 @@ class RunCgroup {
   bool limits_pids_ = false;
   bool limits_memory_ = false;
 };
+
+// Child side, no allocation: moves the calling thread (the single-threaded sandbox pid 1)
+// into the cgroup of each `tasks` fd from OpenTasksFiles by writing "0", then closes every
+// fd (also after a failure). Returns 0, or the errno of the first write that failed (EIO
+// for a short write).
+// SEC-9: pid 1 runs this before any other stage and before it forks the program, so the
+// limits hold from the program's first instruction; a failure stops the run.
+[[nodiscard]] int AttachSelfInChild(const int* tasks_fds, size_t count) noexcept;
 
 // Pure helpers, exposed for tests.
 

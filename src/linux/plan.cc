@@ -1,6 +1,7 @@
 #include "linux/plan.h"
 
 #include <dirent.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,14 +147,43 @@ bool IsVisible(const Policy& policy, const std::string& path) {
 
 Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest& req) {
   if (req.argv.empty()) return MakeError(ErrorCode::kUsage, "no command given");
-  if (policy.network.mode == NetworkMode::kProxy) {
-    return MakeError(ErrorCode::kUnsupported,
-                     "network egress by domain (proxy mode) is not available yet; use block or "
-                     "allow");
-  }
   SandboxPlan plan;
   plan.argv = req.argv;
   plan.env = req.env;
+  // SEC-25: in proxy mode the only way out is the bridge: its listeners on the sandbox's
+  // loopback (pid 1 hands them to the supervisor's proxy), these variables pointing at
+  // them, and Landlock allowing TCP connect to their ports only. Nothing inside resolves
+  // names: the netns has no route to a resolver; the proxy resolves after its checks.
+  plan.proxy_bridge = policy.network.mode == NetworkMode::kProxy;
+  if (plan.proxy_bridge) {
+    plan.egress = policy.network;
+    plan.upstream_proxy = req.upstream_proxy;
+    const std::string http = "http://127.0.0.1:" + std::to_string(kBridgeHttpPort);
+    // With an upstream proxy (MXC) every variable names the HTTP bridge, as MXC sets them.
+    const std::string socks = req.upstream_proxy.empty()
+                                  ? "socks5h://127.0.0.1:" + std::to_string(kBridgeSocksPort)
+                                  : http;
+    std::erase_if(plan.env, [](const std::string& kv) {
+      const std::string name = kv.substr(0, kv.find('='));
+      for (const char* proxy_var :
+           {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy"}) {
+        if (strcasecmp(name.c_str(), proxy_var) == 0) return true;
+      }
+      return false;
+    });
+    for (const std::string& kv :
+         {"HTTP_PROXY=" + http, "http_proxy=" + http, "HTTPS_PROXY=" + http,
+          "https_proxy=" + http, "ALL_PROXY=" + socks, "all_proxy=" + socks,
+          std::string("NO_PROXY=localhost,127.0.0.1"), std::string("no_proxy=localhost,127.0.0.1")}) {
+      plan.env.push_back(kv);
+    }
+    if (!req.upstream_proxy.empty()) {
+      plan.env.push_back("FTP_PROXY=" + http);
+      plan.env.push_back("ftp_proxy=" + http);
+    }
+    plan.landlock.restrict_tcp = true;
+    plan.landlock.tcp_connect_ports = {kBridgeHttpPort, kBridgeSocksPort};
+  }
   plan.path_env = "/usr/bin:/bin";
   for (const std::string& kv : req.env) {
     if (kv.rfind("PATH=", 0) == 0) plan.path_env = kv.substr(5);
@@ -261,6 +291,10 @@ std::string DescribePlan(const SandboxPlan& plan) {
   }
   out += "layers: user, mount, pid, ipc, uts, cgroup namespaces";
   out += plan.new_network_namespace ? ", network namespace (loopback only)" : ", host network";
+  if (plan.proxy_bridge) {
+    out += ", egress proxy bridge on 127.0.0.1:" + std::to_string(kBridgeHttpPort) + " (HTTP) and :" +
+           std::to_string(kBridgeSocksPort) + " (SOCKS5)";
+  }
   out += "; pivot_root; landlock (best ABI); seccomp; all capabilities dropped; no_new_privs\n";
   out += "limits: pids " + std::to_string(plan.limits.pids);
   if (plan.limits.memory_bytes)

@@ -29,6 +29,9 @@ struct SandboxRequest {
   // Files bound read-only at their own path whatever the policy says: agentbox's own binary,
   // which performs the MCP file operations inside the sandbox (mcp/file_helper.h).
   std::vector<std::string> internal_readonly_files;
+  // Proxy mode for MXC configs that name their own proxy ("host:port"): every connection to
+  // the bridge is relayed to it, instead of being checked against the domain lists.
+  std::string upstream_proxy;
 };
 
 // A path inside the sandbox that the child itself opens for a Landlock rule (the sandbox's
@@ -39,12 +42,19 @@ struct ChildLandlockRule {
   bool directory;
 };
 
+// Proxy mode: the bridge's listeners on the sandbox's loopback (HTTP proxy, SOCKS5).
+inline constexpr uint16_t kBridgeHttpPort = 3128;
+inline constexpr uint16_t kBridgeSocksPort = 1080;
+
 struct SandboxPlan {
   std::vector<std::string> argv;
   std::vector<std::string> env;
   std::string path_env;  // PATH used to find argv[0]
   std::string cwd;
   bool new_network_namespace = true;
+  bool proxy_bridge = false;  // pid 1 opens the bridge listeners and hands them over
+  Network egress;             // proxy mode: what the supervisor's proxy lets through
+  std::string upstream_proxy;
   IdMaps id_maps;
   MountPlan mounts;
   LandlockPlan landlock;  // host paths, rules built in the parent

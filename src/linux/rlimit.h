@@ -50,8 +50,8 @@ struct RlimitPlan {
 // Child side, async-signal-safe, no allocation: setrlimit for each item in order.
 // Returns 0, or the errno of the first item that failed.
 // SEC-9: limits are applied before the program starts (rlimits set in the child before
-// exec; the cgroup attached before the child is released), so a fork bomb is bounded from
-// its first fork.
+// exec; the cgroup joined by pid 1 before it forks the program), so a fork bomb is bounded
+// from its first fork.
 [[nodiscard]] int ApplyRlimitsInChild(const RlimitPlan& plan) noexcept;
 
 }  // namespace agentbox

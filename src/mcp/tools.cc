@@ -128,14 +128,16 @@ struct RunCodeArgs {
 
 Result<Network> ParseNetwork(const json& value) {
   if (value.is_string()) {
-    if (value == "block") return Network{NetworkMode::kBlock, {}, {}};
-    if (value == "allow") return Network{NetworkMode::kAllow, {}, {}};
+    if (value == "block") return NetworkWithMode(NetworkMode::kBlock);
+    if (value == "allow") return NetworkWithMode(NetworkMode::kAllow);
   } else if (value.is_object()) {
     auto obj = StrictObject::Open(value, "/network", {"allow_domains"});
     if (!obj) return obj.error();
     auto domains = obj->StringArray("allow_domains");
     if (!domains) return domains.error();
-    return Network{NetworkMode::kProxy, std::move(*domains), {}};
+    Network network = NetworkWithMode(NetworkMode::kProxy);
+    network.allow_domains = std::move(*domains);
+    return network;
   }
   return MakeError(ErrorCode::kPolicy,
                    "/network: expected \"block\", \"allow\" or {\"allow_domains\": [...]}");
@@ -213,7 +215,7 @@ Result<RunCodeArgs> ParseRunCode(const json& arguments, const PathContext& paths
 ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun& before_run) {
   auto args = ParseRunCode(call.arguments, tc.paths, tc.ceiling);
   if (!args) return Refuse("invalid arguments: " + args.error().Message());
-  const SandboxRequest sandbox{args->argv, args->env, args->cwd, tc.paths.cwd, {}};
+  const SandboxRequest sandbox{args->argv, args->env, args->cwd, tc.paths.cwd, {}, {}};
   auto prepared = Admit(tc, args->request, sandbox, before_run);
   if (!prepared) return Refuse(prepared.error().context);
   const json& pd = prepared->pd;
@@ -247,6 +249,8 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
     return out;
   }
   out.audit = RunFacts(*result, out_digest, err_digest);
+  const bool proxied = prepared->plan.proxy_bridge;
+  if (proxied) out.audit["network"] = ConnectionsToJson(result->connections);
   if (result->outcome == Outcome::kSetupFailed) {
     out.is_error = true;
     out.message = "the sandbox could not start: " + result->error.Message();
@@ -266,6 +270,7 @@ ToolOutcome RunCode(const ToolContext& tc, const ToolCall& call, const BeforeRun
       {"policy", pd["policy"]},
       {"decisions", pd["decisions"]},
       {"audit_id", audit_id}};
+  if (proxied) out.structured["network"] = ConnectionsToJson(result->connections);
   if (result->outcome == Outcome::kExecFailed) {
     out.structured["stderr"] = "agentbox: " + result->error.Message();
   }
@@ -289,7 +294,7 @@ bool FileHelperFailed(const Result<RunResult>& result, const std::string& what, 
 
 SandboxRequest FileHelperRequest(const ToolContext& tc, std::vector<std::string> argv) {
   argv.insert(argv.begin(), {tc.self_exe, kFileHelperCommand});
-  return SandboxRequest{std::move(argv), BaseEnvironment(), std::string("/"), "/", {tc.self_exe}};
+  return SandboxRequest{std::move(argv), BaseEnvironment(), std::string("/"), "/", {tc.self_exe}, {}};
 }
 
 ToolOutcome ReadLocalFile(const ToolContext& tc, const ToolCall& call,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "net/address.h"
+#include "net/proxy_protocol.h"
 #include "policy/domain.h"
 #include "policy/protected_paths.h"
 
@@ -137,6 +139,37 @@ Result<std::vector<DomainPattern>> ParseDomains(const std::vector<std::string>& 
 
 std::string NetworkLabel(const Network& n) { return NetworkModeName(n.mode); }
 
+Result<std::vector<net::Cidr>> ParseCidrs(const std::vector<std::string>& cidrs,
+                                          std::string_view who) {
+  std::vector<net::Cidr> out;
+  for (const std::string& c : cidrs) {
+    auto cidr = net::ParseCidr(c);
+    if (!cidr) return MakeError(ErrorCode::kPolicy, Prefixed(who, cidr.error()));
+    out.push_back(*cidr);
+  }
+  return out;
+}
+
+// "name=address" pins, canonical: lowercase name, the address in its standard spelling.
+Result<std::set<std::string>> ParsePins(const std::vector<std::string>& pins,
+                                        std::string_view who) {
+  std::set<std::string> out;
+  for (const std::string& pin : pins) {
+    const size_t eq = pin.find('=');
+    auto name = net::NormalizeHost(std::string_view(pin).substr(0, eq));
+    const auto address = eq == std::string::npos
+                             ? std::nullopt
+                             : net::ParseIpLiteral(std::string_view(pin).substr(eq + 1));
+    if (!name || !address || net::ParseIpLiteral(*name)) {
+      return MakeError(ErrorCode::kPolicy,
+                       std::string(who) + ": resolve entry \"" + pin +
+                           "\" is not NAME=ADDRESS (a host name and an IPv4 or IPv6 address)");
+    }
+    out.insert(*name + "=" + net::FormatIp(*address));
+  }
+  return out;
+}
+
 // SEC-3 for the network: the mode only goes down (block < proxy < allow) and a proxy
 // request keeps only the domains some ceiling entry covers; deny lists add up.
 Result<Network> ClampNetwork(const std::optional<Network>& ceiling_net,
@@ -152,6 +185,14 @@ Result<Network> ClampNetwork(const std::optional<Network>& ceiling_net,
   if (!request_allow) return request_allow.error();
   auto request_deny = ParseDomains(request.deny_domains, "request");
   if (!request_deny) return request_deny.error();
+  auto ceiling_cidrs = ParseCidrs(ceiling.allow_cidrs, "ceiling");
+  if (!ceiling_cidrs) return ceiling_cidrs.error();
+  auto request_cidrs = ParseCidrs(request.allow_cidrs, "request");
+  if (!request_cidrs) return request_cidrs.error();
+  auto ceiling_pins = ParsePins(ceiling.resolve, "ceiling");
+  if (!ceiling_pins) return ceiling_pins.error();
+  auto request_pins = ParsePins(request.resolve, "request");
+  if (!request_pins) return request_pins.error();
 
   Network out;
   if (request.mode <= ceiling.mode && request.mode != NetworkMode::kProxy) {
@@ -177,8 +218,36 @@ Result<Network> ClampNetwork(const std::optional<Network>& ceiling_net,
                          "the operator's ceiling allows only its proxy domains"});
     for (const DomainPattern& d : *ceiling_allow)
       out.allow_domains.push_back(FormatDomainPattern(d));
+    for (const net::Cidr& c : *ceiling_cidrs) out.allow_cidrs.push_back(net::FormatCidr(c));
+    out.resolve.assign(ceiling_pins->begin(), ceiling_pins->end());
     return out;
   }
+  // SEC-28: address ranges the proxy would otherwise refuse (loopback, private, ...): only
+  // those inside a range the operator allowed.
+  for (const net::Cidr& c : *request_cidrs) {
+    const bool covered = ceiling.mode == NetworkMode::kAllow ||
+                         std::any_of(ceiling_cidrs->begin(), ceiling_cidrs->end(),
+                                     [&](const net::Cidr& o) { return net::CidrCovers(o, c); });
+    if (covered) {
+      out.allow_cidrs.push_back(net::FormatCidr(c));
+    } else {
+      decisions.push_back({DecisionKind::kDomain, net::FormatCidr(c), "allow", "none",
+                           "not inside the operator's allowed address ranges"});
+    }
+  }
+  // SEC-28: pins decide where an allowed name goes, so only the operator's own count; a pin
+  // the operator did not make could send an allowed name to any public address.
+  std::set<std::string> pins = ceiling.mode == NetworkMode::kAllow ? std::set<std::string>{}
+                                                                    : *ceiling_pins;
+  for (const std::string& pin : *request_pins) {
+    if (ceiling.mode == NetworkMode::kAllow || ceiling_pins->count(pin) != 0) {
+      pins.insert(pin);
+    } else {
+      decisions.push_back({DecisionKind::kDomain, pin, "resolve", "none",
+                           "not among the operator's resolve entries"});
+    }
+  }
+  out.resolve.assign(pins.begin(), pins.end());
   for (const DomainPattern& d : *request_allow) {
     const bool covered = ceiling.mode == NetworkMode::kAllow ||
                          std::any_of(ceiling_allow->begin(), ceiling_allow->end(),

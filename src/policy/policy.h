@@ -3,7 +3,9 @@
 //
 // The same document shape serves ceilings and requests (see config/policy_json.h):
 //   {"filesystem": {"readonly": [...], "readwrite": [...], "denied": [...]},
-//    "network": "block" | "allow" | {"proxy": {"allowDomains": [...], "denyDomains": [...]}},
+//    "network": "block" | "allow" |
+//               {"proxy": {"allowDomains": [...], "denyDomains": [...],
+//                          "allowCidrs": [...], "resolve": {"name": "ip", ...}}},
 //    "timeoutMs": N, "limits": {"pids": N, "memoryBytes": N, "cpuSeconds": N}}
 //
 // Paths in a PolicyDocument are as written (may be relative or start with ~); paths in a
@@ -25,9 +27,21 @@ struct Network {
   // Only meaningful in kProxy mode. Entries: "host", "*.suffix", optionally ":port".
   std::vector<std::string> allow_domains;
   std::vector<std::string> deny_domains;
+  // Address ranges the proxy may reach although they are loopback, private, link-local...
+  // (refused by default), and IP literals it may reach at all: "10.0.0.0/8", "::1/128".
+  std::vector<std::string> allow_cidrs;
+  // Names the proxy resolves to a fixed address instead of asking DNS: "name=ip" (as curl's
+  // --resolve). The address still has to pass the range checks above.
+  std::vector<std::string> resolve;
 
   bool operator==(const Network&) const = default;
 };
+
+inline Network NetworkWithMode(NetworkMode mode) {
+  Network network;
+  network.mode = mode;
+  return network;
+}
 
 struct Limits {
   std::optional<uint64_t> pids;

@@ -89,9 +89,9 @@ TEST(EnvCeiling, BadTimeouts) {
 
 TEST(EnvCeiling, Network) {
   EXPECT_EQ(Accept({{"AGENTBOX_NETWORK", "block"}}).network,
-            (Network{NetworkMode::kBlock, {}, {}}));
+            (NetworkWithMode(NetworkMode::kBlock)));
   EXPECT_EQ(Accept({{"AGENTBOX_NETWORK", "allow"}}).network,
-            (Network{NetworkMode::kAllow, {}, {}}));
+            (NetworkWithMode(NetworkMode::kAllow)));
 }
 
 TEST(EnvCeiling, BadNetwork) {
@@ -116,7 +116,7 @@ TEST(EnvCeiling, AllTogether) {
   expected.filesystem.readonly = {"/usr"};
   expected.filesystem.readwrite = {"/tmp", "/work"};
   expected.timeout_ms = 30000;
-  expected.network = Network{NetworkMode::kBlock, {}, {}};
+  expected.network = NetworkWithMode(NetworkMode::kBlock);
   EXPECT_EQ(doc, expected);
 }
 

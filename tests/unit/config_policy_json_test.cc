@@ -64,10 +64,10 @@ TEST(PolicyJson, EmptyObjectLeavesEverythingAbsent) {
 }
 
 TEST(PolicyJson, NetworkModes) {
-  EXPECT_EQ(Accept(R"({"network": "block"})").network, (Network{NetworkMode::kBlock, {}, {}}));
-  EXPECT_EQ(Accept(R"({"network": "allow"})").network, (Network{NetworkMode::kAllow, {}, {}}));
+  EXPECT_EQ(Accept(R"({"network": "block"})").network, (NetworkWithMode(NetworkMode::kBlock)));
+  EXPECT_EQ(Accept(R"({"network": "allow"})").network, (NetworkWithMode(NetworkMode::kAllow)));
   EXPECT_EQ(Accept(R"({"network": {"proxy": {"allowDomains": []}}})").network,
-            (Network{NetworkMode::kProxy, {}, {}}));
+            (NetworkWithMode(NetworkMode::kProxy)));
 }
 
 TEST(PolicyJson, LargestIntegerAccepted) {
@@ -353,7 +353,9 @@ TEST(PolicyJson, PolicyToJson) {
   Policy policy;
   policy.filesystem.readonly = {"/usr"};
   policy.filesystem.readwrite = {"/tmp/x"};
-  policy.network = Network{NetworkMode::kProxy, {"a.org"}, {"b.a.org"}};
+  policy.network = NetworkWithMode(NetworkMode::kProxy);
+  policy.network.allow_domains = {"a.org"};
+  policy.network.deny_domains = {"b.a.org"};
   policy.timeout_ms = 1000;
   policy.limits.pids = 64;
   EXPECT_EQ(PolicyToJson(policy), nlohmann::json::parse(R"({

@@ -477,6 +477,52 @@ std::string ReadText(const std::string& path) {
   return out;
 }
 
+// cgroup v1, as the sandbox's pid 1 does it: the supervisor opens the `tasks` files, the
+// child (in a new user namespace, as after clone3) moves itself in, then forks.
+TEST(RunCgroupTest, V1ChildAttachesItselfThroughTasksFilesOpenedByTheParent) {
+  std::string why;
+  const std::optional<CgroupSupport> support = RootCgroupSupport(&why);
+  if (!support) GTEST_SKIP() << why;
+  if (support->version != CgroupVersion::kV1) GTEST_SKIP() << "cgroup v1 only";
+  LimitRequest limits;
+  limits.pids = 5;
+  limits.memory_bytes = 64ULL << 20;
+  Result<RunCgroup> cg = RunCgroup::Create(*support, limits);
+  ASSERT_TRUE(cg.ok()) << cg.error().Message();
+  Result<std::vector<UniqueFd>> tasks = cg->OpenTasksFiles();
+  ASSERT_TRUE(tasks.ok()) << tasks.error().Message();
+  ASSERT_EQ(tasks->size(), cg->dirs().size());
+  int fds[2] = {-1, -1};
+  for (size_t i = 0; i < tasks->size() && i < 2; ++i) fds[i] = (*tasks)[i].get();
+  struct Report {
+    int attach_errno = -1;
+    int user_ns_errno = -1;
+    ForkReport forks;
+  };
+  const std::optional<Report> report = RunInChild<Report>([&] {
+    Report r;
+    r.user_ns_errno = EnterUserNamespace();
+    r.attach_errno = AttachSelfInChild(fds, 2);
+    if (r.attach_errno == 0) KillAndReap(ForkMany(10, r.forks));
+    return r;
+  });
+  ASSERT_TRUE(report.has_value());
+  ASSERT_EQ(report->user_ns_errno, 0) << std::strerror(report->user_ns_errno);
+  ASSERT_EQ(report->attach_errno, 0) << std::strerror(report->attach_errno);
+  EXPECT_EQ(report->forks.forks_ok, 4);  // pids.max 5 = the child + 4
+  EXPECT_EQ(report->forks.fork_errno, EAGAIN);
+
+  // A failed write is reported, and the fds are closed either way.
+  const int bad[2] = {-1, open("/dev/null", O_RDONLY | O_CLOEXEC)};
+  ASSERT_GE(bad[1], 0);
+  EXPECT_EQ(AttachSelfInChild(bad, 2), EBADF);
+  EXPECT_EQ(fcntl(bad[1], F_GETFD), -1);
+  cg->Destroy();
+  Result<std::vector<UniqueFd>> after = cg->OpenTasksFiles();
+  ASSERT_TRUE(after.ok());
+  EXPECT_THAT(*after, IsEmpty());
+}
+
 TEST(RunCgroupTest, WritesPidsAndMemoryLimits) {
   std::string why;
   const std::optional<CgroupSupport> support = RootCgroupSupport(&why);

@@ -335,7 +335,9 @@ class NetworkClampTest : public ClampTest {
   static PolicyDocument Net(NetworkMode mode, std::vector<std::string> allow = {},
                             std::vector<std::string> deny = {}) {
     PolicyDocument d;
-    d.network = Network{mode, std::move(allow), std::move(deny)};
+    d.network = NetworkWithMode(mode);
+    d.network->allow_domains = std::move(allow);
+    d.network->deny_domains = std::move(deny);
     return d;
   }
 };
