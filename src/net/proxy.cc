@@ -290,6 +290,9 @@ UniqueFd OpenUpstream(const State& s, ConnectionRecord& r) {
   return fd;
 }
 
+// SEC-29: the request is bytes from the sandbox; the parser is strict and bounded (16 KiB
+// head, smuggling shapes refused) and the origin gets a rebuilt head without Proxy-* or
+// hop-by-hop headers, its Host taken from the checked URL.
 void ServeHttp(State& s, int client) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(kRequestTimeoutMs);
   std::string buf;

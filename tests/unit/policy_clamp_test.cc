@@ -408,5 +408,59 @@ TEST_F(NetworkClampTest, InvalidDomainIsAPolicyError) {
   EXPECT_THAT(r.error().Message(), HasSubstr("bad domain"));
 }
 
+// SEC-28: a request's address ranges and pins are the operator's to grant.
+TEST_F(NetworkClampTest, RequestCidrsMustLieInsideTheCeilings) {
+  PolicyDocument ceiling = Net(NetworkMode::kProxy, {"a.test"});
+  ceiling.network->allow_cidrs = {"10.0.0.0/8"};
+  PolicyDocument request = Net(NetworkMode::kProxy, {"a.test"});
+  request.network->allow_cidrs = {"10.1.0.0/16", "127.0.0.0/8"};
+  auto r = Run(ceiling, request);
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r->policy.network.allow_cidrs, ElementsAre("10.1.0.0/16"));
+  ASSERT_EQ(r->decisions.size(), 1U);
+  EXPECT_EQ(r->decisions[0].subject, "127.0.0.0/8");
+  EXPECT_EQ(r->decisions[0].granted, "none");
+}
+
+TEST_F(NetworkClampTest, OnlyTheOperatorsPinsCount) {
+  PolicyDocument ceiling = Net(NetworkMode::kProxy, {"a.test"});
+  ceiling.network->resolve = {"a.test=192.0.2.1"};
+  PolicyDocument request = Net(NetworkMode::kProxy, {"a.test"});
+  request.network->resolve = {"A.test=192.0.2.1", "a.test=198.51.100.7"};
+  auto r = Run(ceiling, request);
+  ASSERT_TRUE(r.ok());
+  EXPECT_THAT(r->policy.network.resolve, ElementsAre("a.test=192.0.2.1"));
+  ASSERT_EQ(r->decisions.size(), 1U);
+  EXPECT_EQ(r->decisions[0].subject, "a.test=198.51.100.7");
+}
+
+TEST_F(NetworkClampTest, AllowUnderAProxyCeilingGetsTheCeilingsRangesAndPins) {
+  PolicyDocument ceiling = Net(NetworkMode::kProxy, {"a.test"});
+  ceiling.network->allow_cidrs = {"10.0.0.0/8"};
+  ceiling.network->resolve = {"a.test=10.0.0.1"};
+  auto r = Run(ceiling, Net(NetworkMode::kAllow));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->policy.network.mode, NetworkMode::kProxy);
+  EXPECT_THAT(r->policy.network.allow_cidrs, ElementsAre("10.0.0.0/8"));
+  EXPECT_THAT(r->policy.network.resolve, ElementsAre("a.test=10.0.0.1"));
+}
+
+TEST_F(NetworkClampTest, MalformedRangesAndPinsAreRefused) {
+  for (const char* cidr : {"10.0.0.1/8", "300.0.0.0/8", "example.com/8", ""}) {
+    PolicyDocument request = Net(NetworkMode::kProxy, {"a.test"});
+    request.network->allow_cidrs = {cidr};
+    auto r = Run(Net(NetworkMode::kAllow), request);
+    ASSERT_FALSE(r.ok()) << cidr;
+    EXPECT_EQ(r.error().code, ErrorCode::kPolicy) << cidr;
+  }
+  for (const char* pin : {"a.test", "a.test=", "=1.2.3.4", "a.test=not-an-ip", "1.2.3.4=5.6.7.8"}) {
+    PolicyDocument request = Net(NetworkMode::kProxy, {"a.test"});
+    request.network->resolve = {pin};
+    auto r = Run(Net(NetworkMode::kAllow), request);
+    ASSERT_FALSE(r.ok()) << pin;
+    EXPECT_EQ(r.error().code, ErrorCode::kPolicy) << pin;
+  }
+}
+
 }  // namespace
 }  // namespace agentbox
