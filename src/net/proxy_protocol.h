@@ -28,7 +28,7 @@ namespace agentbox::net {
 enum class ParseStatus { kIncomplete, kDone, kInvalid };
 
 // Largest HTTP request head (request line, headers and the blank line) and header count.
-inline constexpr size_t kMaxHttpHead = 16 * 1024;
+inline constexpr size_t kMaxHttpHead = size_t{16} * 1024;
 inline constexpr size_t kMaxHttpHeaders = 100;
 
 // Host names and IP literals, one spelling each:

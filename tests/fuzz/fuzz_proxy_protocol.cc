@@ -144,7 +144,7 @@ void FuzzSocks(std::string_view in) {
     Check(g.status == ParseStatus::kInvalid || in.size() < 257, "greeting incomplete");
     // The same bytes as a request: exercises the request parser from byte 0.
   } else {
-    Check(g.consumed <= in.size() && g.consumed == 2 + static_cast<uint8_t>(in[1]),
+    Check(g.consumed <= in.size() && g.consumed == size_t{2} + static_cast<uint8_t>(in[1]),
           "greeting consumed");
     in.remove_prefix(g.consumed);
   }

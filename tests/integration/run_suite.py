@@ -4,16 +4,13 @@
     run_suite.py root|nobody SCRIPT CLASS
 
 "root" runs the class as whoever runs ctest (root in CI; the name says what CI covers).
-"nobody" re-runs this runner under `setpriv --reuid=65534 --regid=65534 --clear-groups`
-with HOME=/tmp; only root can switch uid, so as anyone else it exits 77, which ctest reports
-as skipped (SKIP_RETURN_CODE). Exit status: unittest's (0 passed, 1 failed).
+"nobody" re-runs this runner as uid 65534 (as_nobody.py; skipped, 77, unless ctest runs as
+root). Exit status: unittest's (0 passed, 1 failed).
 """
 import os
-import shutil
 import sys
 
-SKIP = 77
-NOBODY = 65534
+import as_nobody
 
 
 def main(argv):
@@ -21,19 +18,10 @@ def main(argv):
         sys.stderr.write("usage: run_suite.py root|nobody SCRIPT CLASS\n")
         return 2
     variant, script, test_class = argv[1:]
-    if variant == "nobody" and os.geteuid() != NOBODY:
-        if os.geteuid() != 0:
-            print(f"SKIP: running as uid {os.geteuid()}, not root: cannot switch to uid "
-                  f"{NOBODY} for the unprivileged variant (the _root variant ran as this user)")
-            return SKIP
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            print("FAIL: setpriv (util-linux) is needed to run as uid 65534")
-            return 1
-        env = dict(os.environ, HOME="/tmp")
-        os.execve(setpriv, [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                            "--", sys.executable, "-B", os.path.abspath(argv[0]), "nobody",
-                            script, test_class], env)
+    if variant == "nobody":
+        status = as_nobody.become_nobody(argv[0], ["nobody", script, test_class])
+        if status is not None:
+            return status
     print(f"{test_class} as uid {os.geteuid()} gid {os.getegid()}, "
           f"AGENTBOX={os.environ.get('AGENTBOX')}", flush=True)
     os.execv(sys.executable, [sys.executable, "-B", script, "-v", test_class])

@@ -5,8 +5,7 @@
 
 The environment gives AGENTBOX (the agentbox executable) and MCP_NPM_DIR (where the ctest
 fixture `mcp_clients`, install_clients.py, put the npm clients). "nobody" re-runs this
-runner under `setpriv --reuid=65534 --regid=65534 --clear-groups` with HOME=/tmp; only root
-can switch uid, so as anyone else it exits 77 (ctest: skipped). A missing node or missing
+runner as uid 65534 (tests/integration/as_nobody.py; skipped, 77, unless run as root). A missing node or missing
 clients FAIL the test with the reason: these tests never pass by not running.
 Exit status: node --test's (0 passed, 1 failed).
 """
@@ -14,8 +13,8 @@ import os
 import shutil
 import sys
 
-SKIP = 77
-NOBODY = 65534
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+import as_nobody  # noqa: E402
 SDK = "node_modules/@modelcontextprotocol/sdk/package.json"
 
 
@@ -38,19 +37,10 @@ def main(argv):
     if node is None:
         print("FAIL: node is not on PATH; `scripts/install-deps test` installs nodejs")
         return 1
-    if variant == "nobody" and os.geteuid() != NOBODY:
-        if os.geteuid() != 0:
-            print(f"SKIP: running as uid {os.geteuid()}, not root: cannot switch to uid "
-                  f"{NOBODY} for the unprivileged variant (the _root variant ran as this user)")
-            return SKIP
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            print("FAIL: setpriv (util-linux) is needed to run as uid 65534")
-            return 1
-        env = dict(os.environ, HOME="/tmp")
-        os.execve(setpriv, [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                            "--", sys.executable, "-B", os.path.abspath(argv[0]), "nobody",
-                            test_file], env)
+    if variant == "nobody":
+        status = as_nobody.become_nobody(argv[0], ["nobody", test_file])
+        if status is not None:
+            return status
     print(f"{os.path.basename(test_file)} as uid {os.geteuid()} gid {os.getegid()}, "
           f"AGENTBOX={agentbox}, node {node}", flush=True)
     os.execv(node, [node, "--test", "--test-reporter=spec", test_file])
