@@ -218,9 +218,9 @@ nlohmann::json AvailableBackends() {
       {"network",
        {{"block", true},
         {"allow", true},
-        {"proxy", false},
-        {"allowedHosts", false},
-        {"blockedHosts", false},
+        {"proxy", true},
+        {"allowedHosts", true},
+        {"blockedHosts", true},
         {"egressRules", false}}},
       {"timeout", true},
       {"seccomp", true},
@@ -297,11 +297,23 @@ void DescribeConfig(const Diagnostics& diag, const MxcConfig& config, const MxcR
                                                   : std::to_string(config.timeout_ms) + " ms"));
 }
 
-void DescribePolicy(const Diagnostics& diag, const ClampResult& clamped) {
+void DescribePolicy(const Diagnostics& diag, const ClampResult& clamped,
+                    const std::string& upstream_proxy) {
   const Policy& p = clamped.policy;
   diag.Line("policy: readonly " + JoinList(p.filesystem.readonly) + ", readwrite " +
             JoinList(p.filesystem.readwrite) + ", denied " + JoinList(p.filesystem.denied) +
             ", network " + NetworkModeName(p.network.mode));
+  if (p.network.mode == NetworkMode::kProxy) {
+    diag.Line("egress: through " +
+              (upstream_proxy.empty() ? std::string("agentbox's own proxy")
+                                      : "the config's proxy " + upstream_proxy) +
+              "; allow " +
+              (p.network.allow_domains.empty() && !upstream_proxy.empty()
+                   ? std::string("every host")
+                   : JoinList(p.network.allow_domains)) +
+              ", addresses " + JoinList(p.network.allow_cidrs) + ", deny " +
+              JoinList(p.network.deny_domains));
+  }
   for (const Decision& d : clamped.decisions) {
     diag.Line("decision: " + d.subject + ": asked " + d.asked + ", granted " + d.granted + ": " +
               d.reason);
@@ -429,7 +441,7 @@ int ExecCommand(std::span<char* const> args, bool as_lxc_exec) {
     if (message.starts_with("ceiling: ")) message.erase(0, 9);
     return fail("filesystem: " + message);
   }
-  if (diag.enabled()) DescribePolicy(diag, *clamped);
+  if (diag.enabled()) DescribePolicy(diag, *clamped, run->upstream_proxy);
 
   if (run->cwd && !VisibleInSandbox(clamped->policy, *run->cwd)) {
     return fail("process.cwd " + QuoteForMessage(*run->cwd) +
@@ -441,6 +453,7 @@ int ExecCommand(std::span<char* const> args, bool as_lxc_exec) {
   sandbox_request.env = run->env;
   sandbox_request.cwd = run->cwd;
   sandbox_request.caller_cwd = ctx.cwd;
+  sandbox_request.upstream_proxy = run->upstream_proxy;
   auto plan = BuildSandboxPlan(clamped->policy, sandbox_request);
   if (!plan) return fail(plan.error().Message());
   // argv[0] stays "sh" (what $0 shows, as in lxc-exec); the shell is always /bin/sh, never
@@ -462,6 +475,12 @@ int ExecCommand(std::span<char* const> args, bool as_lxc_exec) {
   std::fflush(stdout);
   auto result = RunSandbox(*plan, options);
   if (!result) return Refuse(diag, result.error().Message());
+  for (const ConnectionRecord& c : result->connections) {
+    diag.Line("egress: " + c.protocol + " " + (c.host.empty() ? std::string("?") : c.host) + ":" +
+              std::to_string(c.port) + (c.allowed ? " allowed" : " refused") +
+              (c.address.empty() ? std::string() : " via " + c.address) +
+              (c.reason.empty() ? std::string() : ": " + c.reason));
+  }
   diag.Line(std::string("outcome: ") + OutcomeName(result->outcome) + ", " +
             std::to_string(result->duration_ms) + " ms, limits by " + result->enforcement.limits +
             ", landlock ABI " + std::to_string(result->enforcement.landlock_abi));

@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "config/strict_json.h"
+#include "net/address.h"
+#include "policy/domain.h"
 
 namespace agentbox {
 namespace {
@@ -209,8 +211,9 @@ bool ValidCidr(std::string_view text) {
   return digits.size() <= 3 && ParseDecimal(digits, static_cast<uint64_t>(max_prefix), &prefix);
 }
 
-// "http://host[:port][/...]" or https; a DNS name, IPv4 address or [IPv6] host; no
-// credentials. The problem, or nullopt. Never echoes the URL (it may carry a password).
+// "http://host:port[/...]" or https; a DNS name, IPv4 address or [IPv6] host; a port (as
+// lxc-exec requires); no credentials. The problem, or nullopt. Never echoes the URL (it may
+// carry a password).
 std::optional<std::string> ProxyUrlProblem(std::string_view url) {
   for (const char c : url) {
     const auto byte = static_cast<unsigned char>(c);
@@ -259,9 +262,29 @@ std::optional<std::string> ProxyUrlProblem(std::string_view url) {
       if (!ok) return "has an invalid host name";
     }
   }
+  if (port.empty()) return "must include a port (e.g. http://127.0.0.1:3128)";
   uint64_t port_number = 0;
-  if (!port.empty() && (!ParseDecimal(port, 65535, &port_number) || port_number == 0)) {
+  if (!ParseDecimal(port, 65535, &port_number) || port_number == 0) {
     return "has an invalid port (expected 1 to 65535)";
+  }
+  return std::nullopt;
+}
+
+// "host:port" ("[v6]:port") of a URL ProxyUrlProblem accepts: where the proxy listens.
+std::string_view ProxyUrlAuthority(std::string_view url) {
+  const std::string_view rest = url.substr(url.find("://") + 3);
+  return rest.substr(0, rest.find_first_of("/?#"));
+}
+
+// runtimeConfig.networkProxy: a proxy URL on this host's loopback, as lxc-exec requires.
+std::optional<std::string> NetworkProxyProblem(std::string_view url) {
+  if (auto problem = ProxyUrlProblem(url)) return problem;
+  const std::string_view authority = ProxyUrlAuthority(url);
+  std::string host(authority.substr(0, authority.rfind(':')));
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; });
+  if (host != "localhost" && host != "127.0.0.1" && host != "[::1]") {
+    return "must use localhost, 127.0.0.1 or [::1] (a proxy on this host's loopback)";
   }
   return std::nullopt;
 }
@@ -277,6 +300,42 @@ bool HasLegacyNetworkFields(const MxcNetwork& n) {
 
 bool AtLeast08(const std::optional<MxcVersion>& version) {
   return version && (version->major > 0 || version->minor >= 8);
+}
+
+bool NonEmpty(const std::optional<std::vector<std::string>>& list) {
+  return list && !list->empty();
+}
+
+// lxc-exec 0.8's parse-time rules for an external proxy (localhost or url), kept so that
+// agentbox is lenient nowhere lxc-exec is strict — except for allowedHosts/blockedHosts, which
+// agentbox's own proxy enforces before forwarding (lxc-exec refuses them). defaultPolicy block
+// lets through only what allowedHosts name, so without them nothing would pass.
+std::optional<std::string> ExternalProxyProblem(const MxcNetwork& n) {
+  if (!n.proxy || n.proxy->kind == MxcProxy::Kind::kBuiltinTestServer) return std::nullopt;
+  if (n.enforcement_mode && *n.enforcement_mode != MxcEnforcement::kCapabilities) {
+    return "network.proxy cannot be combined with enforcementMode \"firewall\" or \"both\": "
+           "host rules are enforced at the proxy, not by a firewall";
+  }
+  if (n.default_policy.value_or(MxcNetPolicy::kBlock) == MxcNetPolicy::kBlock &&
+      !NonEmpty(n.allowed_hosts)) {
+    return "network.proxy with defaultPolicy \"block\" (the default) and no allowedHosts would "
+           "let nothing through: set defaultPolicy \"allow\" to reach every host through the "
+           "proxy, or list the hosts it may reach in allowedHosts";
+  }
+  return std::nullopt;
+}
+
+// runtimeConfig.networkProxy is the only way out, as lxc-exec 0.8 requires: egress denied
+// with no direct rules.
+std::optional<std::string> RuntimeProxyProblem(const MxcConfig& c) {
+  if (!c.runtime_network_proxy || !c.network || !c.network->egress) return std::nullopt;
+  const MxcEgress& e = *c.network->egress;
+  if (e.default_action.value_or(MxcNetAction::kDeny) == MxcNetAction::kAllow || !e.allow.empty() ||
+      !e.deny.empty()) {
+    return "runtimeConfig.networkProxy requires network.egress.default \"deny\" with no direct "
+           "allow or deny rules: the proxy is the sandbox's only way out";
+  }
+  return std::nullopt;
 }
 
 bool SectionMatches(MxcBackendSection section, MxcContainment containment) {
@@ -517,6 +576,7 @@ Result<MxcNetwork> ParseNetwork(const json& value) {
     if (!parsed) return parsed.error();
     out.proxy = std::move(*parsed);
   }
+  if (auto problem = ExternalProxyProblem(out)) return ParseError("/network", *problem);
   if (const json* egress = Member(*net, "egress")) {
     auto object = StrictObject::Open(*egress, "/network/egress", {"default", "allow", "deny"});
     if (!object) return object.error();
@@ -708,7 +768,7 @@ Result<MxcConfig> ParseRoot(const json& value) {
     auto proxy = OptString(*object, "networkProxy");
     if (!proxy) return proxy.error();
     if (*proxy) {
-      if (auto problem = ProxyUrlProblem(**proxy)) {
+      if (auto problem = NetworkProxyProblem(**proxy)) {
         return ParseError("/runtimeConfig/networkProxy", *problem);
       }
     }
@@ -778,6 +838,9 @@ Result<MxcConfig> ParseRoot(const json& value) {
   if (directional && !AtLeast08(config.version)) return ParseError("", kDirectionalRule);
   if (directional && config.network && HasLegacyNetworkFields(*config.network)) {
     return ParseError("/network", kMixedForms);
+  }
+  if (auto problem = RuntimeProxyProblem(config)) {
+    return ParseError("/runtimeConfig/networkProxy", *problem);
   }
   return config;
 }
@@ -905,9 +968,11 @@ Status CheckMxcInvariants(const MxcConfig& c) {
   if (IsDirectional(c.network) && HasLegacyNetworkFields(*c.network)) {
     return fail("mixed network forms");
   }
-  if (c.runtime_network_proxy && ProxyUrlProblem(*c.runtime_network_proxy)) {
+  if (c.runtime_network_proxy && NetworkProxyProblem(*c.runtime_network_proxy)) {
     return fail("bad runtimeConfig.networkProxy");
   }
+  if (RuntimeProxyProblem(c)) return fail("runtimeConfig.networkProxy beside direct egress");
+  if (c.network && ExternalProxyProblem(*c.network)) return fail("external proxy combination");
   if (c.network) {
     const MxcNetwork& n = *c.network;
     if (n.proxy) {
@@ -1044,61 +1109,180 @@ Error Unsupported(std::string message) {
   return MakeError(ErrorCode::kUnsupported, std::move(message));
 }
 
-constexpr std::string_view kNeedsProxy =
-    "requires agentbox's egress proxy, which is not yet available; until it is, use "
-    "network.defaultPolicy \"block\" (no network) or \"allow\" (the host's network)";
+// What MapNetwork gives: the request's network and, when the config names its own proxy,
+// the "host:port" the supervisor's proxy forwards to.
+struct NetworkMapping {
+  Network network;
+  std::string upstream;
+};
 
-Result<NetworkMode> MapNetwork(const MxcConfig& c, const MxcMapOptions& options) {
-  if (c.runtime_network_proxy)
-    return Unsupported("runtimeConfig.networkProxy " + std::string(kNeedsProxy));
-  if (!c.network) return NetworkMode::kBlock;
+NetworkMapping Posture(NetworkMode mode) { return {NetworkWithMode(mode), {}}; }
+
+// The upstream for a proxy URL (ProxyUrlProblem accepted it). agentbox's bridge speaks plain
+// HTTP proxy protocol to the upstream, so a proxy that wants TLS to itself cannot be used.
+Result<std::string> UpstreamFromUrl(std::string_view url, std::string_view field) {
+  if (url.starts_with("https://")) {
+    return Unsupported(std::string(field) +
+                       ": an https:// proxy (TLS to the proxy itself) is not supported: "
+                       "agentbox's bridge speaks plain HTTP to the proxy. Use http:// "
+                       "(https requests still travel through it as encrypted CONNECT tunnels)");
+  }
+  return std::string(ProxyUrlAuthority(url));
+}
+
+// Ranges that reach this host's own loopback when agentbox's proxy (which runs on the host)
+// connects to them. Inside an MXC sandbox, loopback is the sandbox's own, which agentbox's
+// sandbox has too, so an allowedHosts entry must never open the host's.
+bool TouchesHostLoopback(const net::Cidr& cidr) {
+  for (const char* text :
+       {"0.0.0.0/8", "127.0.0.0/8", "::/127", "::ffff:0.0.0.0/104", "::ffff:127.0.0.0/104"}) {
+    const auto loopback = net::ParseCidr(text);
+    if (loopback && (net::CidrCovers(cidr, *loopback) || net::CidrCovers(*loopback, cidr))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr std::string_view kHostPatterns =
+    "entries are host names (\"example.com\"), \"*.example.com\" for its subdomains, each "
+    "optionally with \":port\" (without one, ports 80 and 443)";
+
+// allowedHosts -> allow_domains (and, through agentbox's own proxy, addresses and CIDR ranges
+// -> allow_cidrs, any port); blockedHosts -> deny_domains (any port).
+Status MapHostLists(const MxcNetwork& n, bool upstream, Network& out) {
+  const std::pair<const std::optional<std::vector<std::string>>*, bool> lists[] = {
+      {&n.allowed_hosts, true}, {&n.blocked_hosts, false}};
+  for (const auto& [list, allowed] : lists) {
+    if (!*list) continue;
+    const std::string field = allowed ? "/network/allowedHosts/" : "/network/blockedHosts/";
+    for (size_t i = 0; i < (*list)->size(); ++i) {
+      const std::string& entry = (**list)[i];
+      const std::string where = field + std::to_string(i) + ": " + QuoteForMessage(entry) + ": ";
+      // Anything the C library would take for an address (inet_aton's "127.1" included), with
+      // or without ":port", is an address entry, never a name.
+      const std::string_view before_port = std::string_view(entry).substr(0, entry.rfind(':'));
+      if (net::ParseIpLiteral(entry) || net::ParseIpLiteral(before_port) ||
+          entry.find('/') != std::string::npos) {
+        if (!allowed) {
+          return Unsupported(where +
+                             "agentbox's proxy matches blocked hosts by name, so it cannot keep "
+                             "an address from being reached under a name; list host names");
+        }
+        if (upstream) {
+          return Unsupported(where +
+                             "with network.proxy the proxy resolves names itself, so agentbox "
+                             "can check only names before forwarding; list host names, or drop "
+                             "network.proxy to have agentbox's own proxy enforce addresses");
+        }
+        auto cidr = net::ParseCidr(entry);
+        if (!cidr) {
+          return Unsupported(where + cidr.error().Message() +
+                             " (write an IPv4 dotted quad, an IPv6 address, or a CIDR range)");
+        }
+        if (TouchesHostLoopback(*cidr)) {
+          return Unsupported(where +
+                             "the range includes loopback or unspecified addresses: agentbox's "
+                             "proxy would reach this host's own loopback (the sandbox's own "
+                             "loopback is always reachable); list a narrower range");
+        }
+        out.allow_cidrs.push_back(net::FormatCidr(*cidr));
+        continue;
+      }
+      auto pattern = ParseDomainPattern(entry);
+      if (!pattern) {
+        std::string hint = entry == "*" ? "; for every host, use defaultPolicy \"allow\" with "
+                                          "network.proxy"
+                                        : "";
+        return Unsupported(where + "not a host pattern agentbox's proxy can match; " +
+                           std::string(kHostPatterns) + hint);
+      }
+      (allowed ? out.allow_domains : out.deny_domains).push_back(FormatDomainPattern(*pattern));
+    }
+  }
+  return {};
+}
+
+Result<NetworkMapping> MapNetwork(const MxcConfig& c, const MxcMapOptions& options) {
+  const MxcIngress ingress = c.network && c.network->ingress ? *c.network->ingress : MxcIngress{};
+  const bool ingress_allowed = ingress.default_action == MxcNetAction::kAllow ||
+                               ingress.host_loopback == MxcNetAction::kAllow;
+  constexpr std::string_view kNoWayIn =
+      "network.ingress \"allow\" with egress denied cannot be enforced: the sandbox's private "
+      "network namespace has no way in. Use ingress \"deny\"";
+  if (c.runtime_network_proxy) {
+    // The parser made sure: version 0.8+, a loopback URL with a port, egress denied with no
+    // rules, no legacy network fields.
+    if (ingress_allowed) return Unsupported(std::string(kNoWayIn));
+    auto upstream = UpstreamFromUrl(*c.runtime_network_proxy, "runtimeConfig.networkProxy");
+    if (!upstream) return upstream.error();
+    return NetworkMapping{NetworkWithMode(NetworkMode::kProxy), std::move(*upstream)};
+  }
+  if (!c.network) return Posture(NetworkMode::kBlock);
   const MxcNetwork& n = *c.network;
   if (n.egress || n.ingress) {
     const MxcEgress egress = n.egress.value_or(MxcEgress{});
-    const MxcIngress ingress = n.ingress.value_or(MxcIngress{});
     if (!egress.allow.empty() || !egress.deny.empty()) {
       return Unsupported(
           "network.egress allow/deny rules (CIDRs and ports) cannot be enforced by agentbox: "
           "it has no per-destination firewall. Remove the rules; egress is then all or nothing");
     }
     const MxcNetAction out_default = egress.default_action.value_or(MxcNetAction::kDeny);
-    const MxcNetAction in_default = ingress.default_action.value_or(MxcNetAction::kDeny);
-    const MxcNetAction loopback = ingress.host_loopback.value_or(MxcNetAction::kDeny);
     if (out_default == MxcNetAction::kDeny) {
-      if (in_default == MxcNetAction::kAllow || loopback == MxcNetAction::kAllow) {
-        return Unsupported(
-            "network.ingress \"allow\" with egress denied cannot be enforced: the sandbox's "
-            "private network namespace has no way in. Use ingress \"deny\"");
-      }
-      return NetworkMode::kBlock;
+      if (ingress_allowed) return Unsupported(std::string(kNoWayIn));
+      return Posture(NetworkMode::kBlock);
     }
-    if (in_default == MxcNetAction::kAllow && loopback == MxcNetAction::kAllow) {
-      return NetworkMode::kAllow;
+    if (ingress.default_action == MxcNetAction::kAllow &&
+        ingress.host_loopback == MxcNetAction::kAllow) {
+      return Posture(NetworkMode::kAllow);
     }
     return Unsupported(
         "network.egress default \"allow\" needs the host's network, which also lets the "
         "sandbox reach host loopback services and accept connections; acknowledge that with "
         "network.ingress {\"default\": \"allow\", \"hostLoopback\": \"allow\"}, or deny egress");
   }
-  if (n.proxy) {
-    if (n.proxy->kind == MxcProxy::Kind::kBuiltinTestServer) {
-      if (!options.allow_testing_features) {
-        return Unsupported(
-            "network.proxy.builtinTestServer is a testing-only feature and requires the "
-            "--allow-testing-features flag; for production, point network.proxy at a real "
-            "HTTP proxy via 'localhost' or 'url'");
-      }
-      return Unsupported("network.proxy.builtinTestServer: agentbox has no built-in test proxy");
+  if (n.proxy && n.proxy->kind == MxcProxy::Kind::kBuiltinTestServer) {
+    if (!options.allow_testing_features) {
+      return Unsupported(
+          "network.proxy.builtinTestServer is a testing-only feature and requires the "
+          "--allow-testing-features flag; for production, point network.proxy at a real "
+          "HTTP proxy via 'localhost' or 'url'");
     }
-    return Unsupported("network.proxy " + std::string(kNeedsProxy));
+    return Unsupported("network.proxy.builtinTestServer: agentbox has no built-in test proxy");
   }
-  if ((n.allowed_hosts && !n.allowed_hosts->empty()) ||
-      (n.blocked_hosts && !n.blocked_hosts->empty())) {
-    return Unsupported("network.allowedHosts/blockedHosts (filtering by host) " +
-                       std::string(kNeedsProxy));
+  const bool allow = n.default_policy.value_or(MxcNetPolicy::kBlock) == MxcNetPolicy::kAllow;
+  if (allow && NonEmpty(n.allowed_hosts)) {
+    return Unsupported(
+        "network.allowedHosts take effect only with defaultPolicy \"block\" (then only they are "
+        "reachable); with \"allow\" every host is reachable already. Set defaultPolicy "
+        "\"block\", or remove allowedHosts");
   }
-  if (n.default_policy.value_or(MxcNetPolicy::kBlock) == MxcNetPolicy::kBlock) {
-    return NetworkMode::kBlock;
+  if (n.proxy) {
+    // The parser made sure: no firewall enforcementMode, and block comes with allowedHosts.
+    NetworkMapping out = Posture(NetworkMode::kProxy);
+    if (n.proxy->kind == MxcProxy::Kind::kLocalhost) {
+      out.upstream = "127.0.0.1:" + std::to_string(n.proxy->port);
+    } else {
+      auto upstream = UpstreamFromUrl(n.proxy->url, "network.proxy.url");
+      if (!upstream) return upstream.error();
+      out.upstream = std::move(*upstream);
+    }
+    if (Status s = MapHostLists(n, /*upstream=*/true, out.network); !s) return s.error();
+    return out;
+  }
+  if (!allow) {
+    // blockedHosts alone change nothing: every host is blocked already.
+    if (!NonEmpty(n.allowed_hosts)) return Posture(NetworkMode::kBlock);
+    NetworkMapping out = Posture(NetworkMode::kProxy);
+    if (Status s = MapHostLists(n, /*upstream=*/false, out.network); !s) return s.error();
+    return out;
+  }
+  if (NonEmpty(n.blocked_hosts)) {
+    return Unsupported(
+        "network.blockedHosts with defaultPolicy \"allow\" and no network.proxy cannot be "
+        "enforced: agentbox's own egress proxy reaches only listed hosts. Name a proxy in "
+        "network.proxy (blockedHosts are then refused before it), or use defaultPolicy "
+        "\"block\" with allowedHosts");
   }
   if (AtLeast08(c.version) && !n.allow_local_network.value_or(false)) {
     return Unsupported(
@@ -1107,7 +1291,7 @@ Result<NetworkMode> MapNetwork(const MxcConfig& c, const MxcMapOptions& options)
         "acknowledging that with network.allowLocalNetwork true. For an unreachable sandbox "
         "use defaultPolicy \"block\"");
   }
-  return NetworkMode::kAllow;
+  return Posture(NetworkMode::kAllow);
 }
 
 // The shell takes its script from kMxcScriptVariable and unsets it first, so neither the
@@ -1148,7 +1332,8 @@ Result<MxcRun> MapMxcConfig(const MxcConfig& c, const MxcMapOptions& options) {
   doc.filesystem.readwrite = c.readwrite_paths;
   doc.filesystem.readonly = c.readonly_paths;
   doc.filesystem.denied = c.denied_paths;
-  doc.network = NetworkWithMode(*network);
+  doc.network = std::move(network->network);
+  run.upstream_proxy = std::move(network->upstream);
   doc.timeout_ms = c.timeout_ms == 0 ? kMxcNoTimeoutMs : c.timeout_ms;
 
   if (c.cwd && (*c.cwd)[0] != '/') {

@@ -12,10 +12,14 @@
 // Two error regimes, as lxc-exec has them: ParseMxcConfig fails (code kPolicy) on anything
 // malformed — bad JSON, duplicate keys, unknown fields at any level, wrong types, numbers
 // out of range, empty/NUL/`"` paths, an unsupported version, state-aware fields, an unknown
-// containment, a second backend section, mixed network forms. MapMxcConfig fails (kUnsupported
-// or kPolicy) on well-formed configs that agentbox will not run: another backend, proxy and
-// host-list network rules (they need the egress proxy), CIDR rules, relative paths, a
-// reserved environment name. Nothing is accepted and then ignored in a way that widens access.
+// containment, a second backend section, mixed network forms, and the proxy combinations
+// lxc-exec 0.8 refuses while parsing (a proxy URL without a port; runtimeConfig.networkProxy
+// off loopback or beside direct egress rules; an external network.proxy with
+// enforcementMode firewall/both, or with defaultPolicy block and no allowedHosts, which would
+// let nothing through). MapMxcConfig fails (kUnsupported or kPolicy) on well-formed configs
+// that agentbox will not run: another backend, host lists it cannot enforce, CIDR egress
+// rules, relative paths, a reserved environment name. Nothing is accepted and then ignored in
+// a way that widens access.
 #pragma once
 
 #include <cstdint>
@@ -88,7 +92,7 @@ struct MxcProxy {
   enum class Kind { kLocalhost, kUrl, kBuiltinTestServer };
   Kind kind = Kind::kLocalhost;
   uint16_t port = 0;  // kLocalhost: 1..65535
-  std::string url;    // kUrl: http(s)://host[:port][/], no credentials
+  std::string url;    // kUrl: http(s)://host:port[/...], no credentials
 
   bool operator==(const MxcProxy&) const = default;
 };
@@ -205,11 +209,30 @@ struct MxcRun {
                                        // entries without '='), then kMxcScriptVariable
   std::vector<std::string> env_names;  // the config's variable names, for diagnostics
   std::optional<std::string> cwd;      // process.cwd verbatim
+  // "host:port" ("[v6]:port") of the config's own proxy (network.proxy localhost/url,
+  // runtimeConfig.networkProxy), for SandboxRequest.upstream_proxy; request.doc.network is
+  // then kProxy. Empty otherwise.
+  std::string upstream_proxy;
 };
 
-// Errors: kUnsupported (a backend other than process/bubblewrap, proxy or host-list or CIDR
-// network rules, a network posture that cannot be enforced) or kPolicy (a relative path, a
-// reserved variable name); the message says what to change.
+// The network a config gets (request.doc.network, MxcRun.upstream_proxy):
+// - no network section, defaultPolicy block with no allowedHosts, 0.8 egress deny with no
+//   rules: kBlock (loopback only);
+// - defaultPolicy allow (0.8: with allowLocalNetwork true), 0.8 egress/ingress/hostLoopback all
+//   allow: kAllow (the host's network);
+// - network.proxy {localhost: P} (upstream 127.0.0.1:P) or {url: "http://host:port"} (upstream
+//   host:port), and runtimeConfig.networkProxy: kProxy, the sandbox reaching only that proxy
+//   through agentbox's bridge. allowedHosts become allow_domains (then only they are
+//   forwarded; without them, every host is), blockedHosts deny_domains;
+// - defaultPolicy block with allowedHosts and no proxy: kProxy through agentbox's own proxy,
+//   no upstream: names become allow_domains, IP addresses and CIDR ranges allow_cidrs,
+//   blockedHosts deny_domains.
+// Errors: kUnsupported (a backend other than process/bubblewrap; an https:// proxy; host lists
+// that cannot be enforced: allowedHosts with defaultPolicy allow, blockedHosts with allow and
+// no proxy, an entry that is neither a host pattern (policy/domain.h) nor, where addresses are
+// allowed, an address or CIDR; a range touching loopback; CIDR egress rules; a network posture
+// that cannot be enforced) or kPolicy (a relative path, a reserved variable name); the message
+// says what to change.
 [[nodiscard]] Result<MxcRun> MapMxcConfig(const MxcConfig& config, const MxcMapOptions& options);
 
 }  // namespace agentbox

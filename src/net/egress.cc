@@ -49,6 +49,26 @@ Result<EgressRules> EgressRulesFor(const Network& network, std::string upstream)
     }
     rules.pins[*name] = *address;
   }
+  if (!rules.upstream.empty()) {
+    const size_t colon = rules.upstream.rfind(':');
+    std::string_view host = std::string_view(rules.upstream).substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    auto name = net::NormalizeHost(host);
+    unsigned long port = 0;
+    const std::string port_text =
+        colon == std::string::npos ? "" : rules.upstream.substr(colon + 1);
+    const bool port_ok = !port_text.empty() && port_text.size() <= 5 &&
+                         port_text.find_first_not_of("0123456789") == std::string::npos &&
+                         (port = std::stoul(port_text)) >= 1 && port <= 65535;
+    if (!name || !port_ok) {
+      return MakeError(ErrorCode::kPolicy,
+                       "upstream proxy \"" + rules.upstream + "\" is not HOST:PORT");
+    }
+    rules.upstream_host = *name;
+    rules.upstream_port = static_cast<uint16_t>(port);
+  }
   rules.any_host = !rules.upstream.empty() && rules.allow.empty();
   auto host_addresses = net::HostAddresses();
   if (!host_addresses) return host_addresses.error();  // the check needs them: fail closed

@@ -32,12 +32,15 @@ struct EgressRules {
   std::vector<net::IpAddress> host_addresses;  // this host's own, refused like loopback
   // MXC configs that name their own proxy: allowed requests go, unchanged, to this
   // "host:port", which resolves and connects. Without allow entries every host is allowed.
-  std::string upstream;
+  std::string upstream;  // as given, for messages
+  std::string upstream_host;
+  uint16_t upstream_port = 0;
   bool any_host = false;
 };
 
 // Parses a proxy-mode Network (already clamped, so already valid) and snapshots the host's
-// addresses. Errors: kPolicy for an entry that does not parse.
+// addresses. upstream: "" or "host:port" ("[v6]:port"). Errors: kPolicy for an entry that
+// does not parse.
 [[nodiscard]] Result<EgressRules> EgressRulesFor(const Network& network, std::string upstream);
 
 // Empty when host:port may be contacted (before resolution); else why not, one sentence.

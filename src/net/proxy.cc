@@ -47,12 +47,21 @@ struct EgressProxy::State {
   std::list<Worker> workers;              // guarded by mu
   int active = 0;                         // guarded by mu
 
+  // Bounded, so a program opening connections in a loop cannot grow the report (or the
+  // supervisor's memory) without end; the overflow is counted.
+  static constexpr size_t kMaxRecords = 1000;
+  size_t unrecorded = 0;  // guarded by mu
+
   void Record(ConnectionRecord record) {
     if (!record.allowed || !record.reason.empty()) {
       LogDebug("proxy: ", record.host, ":", record.port, " ", record.reason);
     }
     std::lock_guard lock(mu);
-    records.push_back(std::move(record));
+    if (records.size() < kMaxRecords) {
+      records.push_back(std::move(record));
+    } else {
+      ++unrecorded;
+    }
   }
 };
 
@@ -277,16 +286,11 @@ std::string HttpRefusal(int status, const char* phrase, const ConnectionRecord& 
 // Upstream mode (MXC configs that name their own proxy): the request goes unchanged to that
 // endpoint, which resolves and connects; the configuration named it, so no address check.
 UniqueFd OpenUpstream(const State& s, ConnectionRecord& r) {
-  const std::string& upstream = s.rules.upstream;
-  const size_t colon = upstream.rfind(':');
-  std::string host = upstream.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
-  ConnectionRecord hop{r.protocol, host, static_cast<uint16_t>(std::stoul(upstream.substr(colon + 1))),
-                       true, {}, {}};
+  ConnectionRecord hop{r.protocol, s.rules.upstream_host, s.rules.upstream_port, true, {}, {}};
   bool refused = false;
   UniqueFd fd = Open(s, hop, /*check_addresses=*/false, refused);
-  r.address = "upstream proxy " + upstream;
-  if (!fd) r.reason = "upstream proxy " + upstream + ": " + hop.reason;
+  r.address = "upstream proxy " + s.rules.upstream;
+  if (!fd) r.reason = "upstream proxy " + s.rules.upstream + ": " + hop.reason;
   return fd;
 }
 
@@ -456,10 +460,7 @@ void AcceptLoop(State& s) {
         return true;
       });
       if (s.active >= kMaxConnections) {
-        s.records.push_back({kind == Listener::kHttp ? "http" : "socks5", {}, 0, false,
-                             "more than " + std::to_string(kMaxConnections) +
-                                 " proxy connections at once",
-                             {}});
+        ++s.unrecorded;  // refused: too many at once
         continue;
       }
       State::Worker& worker = s.workers.emplace_back();
@@ -512,7 +513,16 @@ std::vector<ConnectionRecord> EgressProxy::Stop() {
     s.workers.clear();
   }
   std::lock_guard lock(s.mu);
-  return s.records;
+  std::vector<ConnectionRecord> out = s.records;
+  if (s.unrecorded > 0) {
+    out.push_back({"", {}, 0, false,
+                   std::to_string(s.unrecorded) +
+                       " more connections not listed (the report keeps the first " +
+                       std::to_string(State::kMaxRecords) + "; more than " +
+                       std::to_string(kMaxConnections) + " at once are refused)",
+                   {}});
+  }
+  return out;
 }
 
 }  // namespace agentbox

@@ -134,17 +134,27 @@ TEST(MxcConfig, MatchingBackendSections) {
 TEST(MxcConfig, LegacyNetwork) {
   const MxcConfig c = Accept(WithProcess(R"("network": {"defaultPolicy": "allow",
     "allowLocalNetwork": true, "allowedHosts": ["a.com"], "blockedHosts": [],
-    "enforcementMode": "both", "proxy": {"url": "http://[::1]:3128/"}})"));
+    "enforcementMode": "capabilities", "proxy": {"url": "http://[::1]:3128/"}})"));
   ASSERT_TRUE(c.network.has_value());
   EXPECT_EQ(c.network->default_policy, MxcNetPolicy::kAllow);
   EXPECT_EQ(c.network->allow_local_network, true);
   EXPECT_EQ(c.network->allowed_hosts, std::vector<std::string>{"a.com"});
   EXPECT_EQ(c.network->blocked_hosts, std::vector<std::string>{});
-  EXPECT_EQ(c.network->enforcement_mode, MxcEnforcement::kBoth);
+  EXPECT_EQ(c.network->enforcement_mode, MxcEnforcement::kCapabilities);
   ASSERT_TRUE(c.network->proxy.has_value());
   EXPECT_EQ(c.network->proxy->kind, MxcProxy::Kind::kUrl);
-  EXPECT_EQ(Accept(WithProcess(R"("network": {"proxy": {"localhost": 3128}})")).network->proxy,
+  EXPECT_EQ(
+      Accept(WithProcess(R"("network": {"enforcementMode": "both"})")).network->enforcement_mode,
+      MxcEnforcement::kBoth);
+  EXPECT_EQ(Accept(WithProcess(R"("network": {"defaultPolicy": "allow",
+                                  "proxy": {"localhost": 3128}})"))
+                .network->proxy,
             (MxcProxy{MxcProxy::Kind::kLocalhost, 3128, ""}));
+  // defaultPolicy block (the default) with a proxy: allowedHosts say what passes.
+  EXPECT_EQ(Accept(WithProcess(R"("network": {"allowedHosts": ["a.com"],
+                                  "proxy": {"url": "https://p.example:8443/x?y"}})"))
+                .network->proxy->url,
+            "https://p.example:8443/x?y");
   EXPECT_EQ(Accept(WithProcess(R"("network": {"proxy": {"builtinTestServer": true,
                                   "localhost": null}})"))
                 .network->proxy->kind,
@@ -156,8 +166,7 @@ TEST(MxcConfig, DirectionalNetwork) {
     "network": {"egress": {"default": "deny", "allow": [{"to": [{"cidr": "10.0.0.0/8",
       "except": ["10.1.0.0/16"]}, {"cidr": "2001:db8::/32"}], "ports": [{"port": 80,
       "endPort": 443, "protocol": "tcp"}]}], "deny": [{"to": [{"cidr": "169.254.169.254"}]}]},
-      "ingress": {"default": "deny", "hostLoopback": "deny"}},
-    "runtimeConfig": {"networkProxy": "http://127.0.0.1:8080"}})");
+      "ingress": {"default": "deny", "hostLoopback": "deny"}}})");
   ASSERT_TRUE(c.network && c.network->egress && c.network->ingress);
   EXPECT_EQ(c.network->egress->default_action, MxcNetAction::kDeny);
   ASSERT_EQ(c.network->egress->allow.size(), 1u);
@@ -166,7 +175,13 @@ TEST(MxcConfig, DirectionalNetwork) {
   EXPECT_EQ((*c.network->egress->allow[0].ports)[0],
             (MxcPort{uint16_t{80}, uint16_t{443}, MxcProtocol::kTcp}));
   EXPECT_EQ(c.network->ingress->host_loopback, MxcNetAction::kDeny);
-  EXPECT_EQ(c.runtime_network_proxy, "http://127.0.0.1:8080");
+  for (const char* url : {"http://127.0.0.1:8080", "http://LocalHost:1/", "https://[::1]:443"}) {
+    const std::string text = std::string(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+        "network": {"egress": {"default": "deny", "allow": []}, "ingress": {}},
+        "runtimeConfig": {"networkProxy": ")") +
+                             url + R"("}})";
+    EXPECT_EQ(Accept(text).runtime_network_proxy, url);
+  }
 }
 
 // --- parse errors ----------------------------------------------------------------------------
@@ -257,9 +272,48 @@ TEST(MxcConfigErrors, Network) {
               HasSubstr("must not carry credentials"));
   EXPECT_THAT(Reject(WithProcess(R"("network": {"proxy": {"url": "http://u:p@h:1"}})")),
               ::testing::Not(HasSubstr("u:p@h")));  // the password is not echoed
-  for (const char* url : {"ftp://h:1", "http://", "http://h:0", "http://h:65536", "http://h:x",
-                          "http://[::1", "http://h h", "http://h:"}) {
-    Reject(WithProcess(std::string(R"("network": {"proxy": {"url": ")") + url + "\"}}"));
+  for (const char* url :
+       {"ftp://h:1", "http://", "http://h:0", "http://h:65536", "http://h:x", "http://[::1",
+        "http://h h", "http://h:", "http://h", "https://h/", "http://[::1]"}) {
+    Reject(WithProcess(std::string(R"("network": {"defaultPolicy": "allow", "proxy": {"url": ")") +
+                       url + "\"}}"));
+  }
+  EXPECT_THAT(Reject(WithProcess(R"("network": {"defaultPolicy": "allow",
+                                   "proxy": {"url": "http://127.0.0.1"}})")),
+              HasSubstr("/network/proxy/url: must include a port"));
+  // As lxc-exec: an external proxy with block and nothing allowed, or with a firewall mode.
+  for (const char* net : {R"({"proxy": {"localhost": 1}})",
+                          R"({"defaultPolicy": "block", "proxy": {"url": "http://h:1"}})",
+                          R"({"allowedHosts": [], "blockedHosts": ["b.com"],
+                              "proxy": {"localhost": 1}})"}) {
+    EXPECT_THAT(Reject(WithProcess(std::string(R"("network": )") + net)),
+                HasSubstr("/network: network.proxy with defaultPolicy \"block\" (the default) "
+                          "and no allowedHosts would let nothing through"));
+  }
+  EXPECT_THAT(Reject(WithProcess(R"("network": {"defaultPolicy": "allow",
+                                   "enforcementMode": "firewall", "proxy": {"localhost": 1}})")),
+              HasSubstr("cannot be combined with enforcementMode"));
+  // The test proxy is not an external proxy: refused later, when mapped.
+  Accept(WithProcess(R"("network": {"enforcementMode": "both",
+                        "proxy": {"builtinTestServer": true}})"));
+  // runtimeConfig.networkProxy: on loopback, with a port, the only way out (as lxc-exec).
+  for (const char* url : {"http://10.0.0.1:1", "http://proxy.example:3128", "http://0.0.0.0:1",
+                          "http://127.0.0.2:1", "http://localhost", "http://u:p@localhost:1"}) {
+    Reject(std::string(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+                           "runtimeConfig": {"networkProxy": ")") +
+           url + "\"}}");
+  }
+  EXPECT_THAT(Reject(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+                         "runtimeConfig": {"networkProxy": "http://proxy.example:3128"}})"),
+              HasSubstr("/runtimeConfig/networkProxy: must use localhost, 127.0.0.1 or [::1]"));
+  for (const char* egress :
+       {R"({"default": "allow"})", R"({"allow": [{"to": [{"cidr": "10.0.0.0/8"}]}]})",
+        R"({"deny": [{"ports": [{"port": 25}]}]})"}) {
+    EXPECT_THAT(Reject(std::string(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+                                       "network": {"egress": )") +
+                       egress + R"(}, "runtimeConfig": {"networkProxy": "http://127.0.0.1:1"}})"),
+                HasSubstr("/runtimeConfig/networkProxy: runtimeConfig.networkProxy requires "
+                          "network.egress.default \"deny\" with no direct allow or deny rules"));
   }
   EXPECT_THAT(Reject(R"({"version": "0.7.0", "process": {"commandLine": "x"},
                          "network": {"ingress": {}}})"),
@@ -392,24 +446,130 @@ TEST(MxcMap, NetworkOutcomes) {
             NetworkMode::kAllow);
 }
 
+TEST(MxcMap, ProxyForms) {
+  // proxy.localhost P: the host's 127.0.0.1:P; every host forwarded; blockedHosts refused.
+  MxcRun run = Map(WithProcess(R"("network": {"defaultPolicy": "allow",
+                                  "proxy": {"localhost": 3128}, "blockedHosts": ["Bad.example",
+                                  "*.ads.example:8080"]})"));
+  ASSERT_TRUE(run.request.doc.network.has_value());
+  EXPECT_EQ(run.request.doc.network->mode, NetworkMode::kProxy);
+  EXPECT_EQ(run.upstream_proxy, "127.0.0.1:3128");
+  EXPECT_TRUE(run.request.doc.network->allow_domains.empty());
+  EXPECT_THAT(run.request.doc.network->deny_domains,
+              ElementsAre("bad.example", "*.ads.example:8080"));
+  EXPECT_TRUE(run.request.doc.network->allow_cidrs.empty());
+  // 0.8 needs no allowLocalNetwork: the sandbox does not share the host's network.
+  run = Map(WithProcess(R"("version": "0.8.0", "network": {"defaultPolicy": "allow",
+                           "proxy": {"url": "http://proxy.example:8080/ignored?x"}})"));
+  EXPECT_EQ(run.request.doc.network->mode, NetworkMode::kProxy);
+  EXPECT_EQ(run.upstream_proxy, "proxy.example:8080");
+  run = Map(WithProcess(R"("network": {"defaultPolicy": "allow",
+                           "proxy": {"url": "http://[::1]:3128"}})"));
+  EXPECT_EQ(run.upstream_proxy, "[::1]:3128");
+  // block with allowedHosts: only they are forwarded.
+  run = Map(WithProcess(R"("network": {"allowedHosts": ["example.com", "*.pypi.org",
+                           "api.example.com:8443"], "blockedHosts": ["x.example.com"],
+                           "allowLocalNetwork": true, "proxy": {"localhost": 8080}})"));
+  EXPECT_EQ(run.request.doc.network->mode, NetworkMode::kProxy);
+  EXPECT_EQ(run.upstream_proxy, "127.0.0.1:8080");
+  EXPECT_THAT(run.request.doc.network->allow_domains,
+              ElementsAre("example.com", "*.pypi.org", "api.example.com:8443"));
+  EXPECT_THAT(run.request.doc.network->deny_domains, ElementsAre("x.example.com"));
+  // runtimeConfig.networkProxy.
+  run = Map(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+                "runtimeConfig": {"networkProxy": "http://localhost:9000/"}})");
+  EXPECT_EQ(run.request.doc.network->mode, NetworkMode::kProxy);
+  EXPECT_EQ(run.upstream_proxy, "localhost:9000");
+  EXPECT_TRUE(run.request.doc.network->allow_domains.empty());
+  run = Map(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+                "network": {"egress": {"default": "deny"}, "ingress": {"default": "deny"}},
+                "runtimeConfig": {"networkProxy": "http://127.0.0.1:9000"}})");
+  EXPECT_EQ(run.upstream_proxy, "127.0.0.1:9000");
+  // No proxy anywhere: no upstream.
+  EXPECT_EQ(Map(WithProcess(R"("network": {"defaultPolicy": "allow"})")).upstream_proxy, "");
+}
+
+TEST(MxcMap, AllowedHostsWithoutProxy) {
+  // defaultPolicy block (the default) with allowedHosts: agentbox's own proxy enforces them.
+  MxcRun run = Map(WithProcess(R"("network": {"allowedHosts": ["example.com", "10.0.0.1",
+                                  "192.168.0.0/16", "2001:db8::/32"], "blockedHosts": ["b.com"],
+                                  "enforcementMode": "firewall"})"));
+  ASSERT_TRUE(run.request.doc.network.has_value());
+  EXPECT_EQ(run.request.doc.network->mode, NetworkMode::kProxy);
+  EXPECT_EQ(run.upstream_proxy, "");
+  EXPECT_THAT(run.request.doc.network->allow_domains, ElementsAre("example.com"));
+  EXPECT_THAT(run.request.doc.network->allow_cidrs,
+              ElementsAre("10.0.0.1/32", "192.168.0.0/16", "2001:db8::/32"));
+  EXPECT_THAT(run.request.doc.network->deny_domains, ElementsAre("b.com"));
+  EXPECT_EQ(Mode(WithProcess(R"("version": "0.8.0", "network": {"defaultPolicy": "block",
+                                "allowedHosts": ["a.com"]})")),
+            NetworkMode::kProxy);
+  // blockedHosts alone under block: everything is blocked already.
+  EXPECT_EQ(Mode(WithProcess(R"("network": {"blockedHosts": ["b.com", "1.2.3.4"]})")),
+            NetworkMode::kBlock);
+}
+
+TEST(MxcMap, HostListRefusals) {
+  auto map_error = [](std::string_view network) {
+    return MapError(WithProcess(std::string(R"("network": )") + std::string(network)));
+  };
+  EXPECT_THAT(map_error(R"({"allowedHosts": ["*"]})"),
+              HasSubstr("/network/allowedHosts/0: \"*\": not a host pattern"));
+  EXPECT_THAT(map_error(R"({"allowedHosts": ["*"]})"), HasSubstr("defaultPolicy \"allow\""));
+  EXPECT_THAT(map_error(R"({"allowedHosts": ["a.com", "bad host"]})"),
+              HasSubstr("/network/allowedHosts/1: \"bad host\": not a host pattern"));
+  EXPECT_THAT(map_error(R"({"allowedHosts": ["b\u00fccher.de"]})"), HasSubstr("not a host"));
+  for (const char* loopback :
+       {"127.0.0.1", "0.0.0.0/0", "0.0.0.0", "::1", "::/0", "::ffff:127.0.0.1", "64.0.0.0/2"}) {
+    EXPECT_THAT(map_error(std::string(R"({"allowedHosts": [")") + loopback + R"("]})"),
+                HasSubstr("includes loopback or unspecified addresses"))
+        << loopback;
+  }
+  for (const char* bad :
+       {"127.1", "10.0.0.1/33", "10.1.0.0/8", "10.0.0.1:80", "[::2]", "0x0a.0.0.1/32"}) {
+    EXPECT_THAT(map_error(std::string(R"({"allowedHosts": [")") + bad + R"("]})"),
+                HasSubstr("/network/allowedHosts/0: "))
+        << bad;
+  }
+  // Addresses cannot be checked before an upstream proxy (it resolves names itself).
+  EXPECT_THAT(map_error(R"({"allowedHosts": ["10.0.0.1"], "proxy": {"localhost": 1}})"),
+              HasSubstr("with network.proxy the proxy resolves names itself"));
+  // blockedHosts are matched by name: addresses cannot be kept out.
+  EXPECT_THAT(map_error(R"({"defaultPolicy": "allow", "blockedHosts": ["10.0.0.0/8"],
+                           "proxy": {"localhost": 1}})"),
+              HasSubstr("/network/blockedHosts/0: \"10.0.0.0/8\": agentbox's proxy matches "
+                        "blocked hosts by name"));
+  EXPECT_THAT(map_error(R"({"allowedHosts": ["a.com"], "blockedHosts": ["1.2.3.4"]})"),
+              HasSubstr("matches blocked hosts by name"));
+  // allowedHosts mean something only under block.
+  EXPECT_THAT(map_error(R"({"defaultPolicy": "allow", "allowedHosts": ["a.com"]})"),
+              HasSubstr("allowedHosts take effect only with defaultPolicy \"block\""));
+  EXPECT_THAT(map_error(R"({"defaultPolicy": "allow", "allowedHosts": ["a.com"],
+                           "proxy": {"localhost": 1}})"),
+              HasSubstr("allowedHosts take effect only with defaultPolicy \"block\""));
+  // Everything but some hosts needs an upstream: agentbox's own proxy reaches only listed ones.
+  EXPECT_THAT(map_error(R"({"defaultPolicy": "allow", "blockedHosts": ["a.com"]})"),
+              HasSubstr("blockedHosts with defaultPolicy \"allow\" and no network.proxy"));
+  // An https:// proxy wants TLS to itself; the bridge speaks plain HTTP.
+  EXPECT_THAT(map_error(R"({"defaultPolicy": "allow", "proxy": {"url": "https://p:1"}})"),
+              HasSubstr("network.proxy.url: an https:// proxy"));
+  EXPECT_THAT(MapError(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+                           "runtimeConfig": {"networkProxy": "https://127.0.0.1:1"}})"),
+              HasSubstr("runtimeConfig.networkProxy: an https:// proxy"));
+  EXPECT_THAT(MapError(R"({"version": "0.8.0", "process": {"commandLine": "x"},
+                           "network": {"ingress": {"hostLoopback": "allow"}},
+                           "runtimeConfig": {"networkProxy": "http://127.0.0.1:1"}})"),
+              HasSubstr("cannot be enforced"));
+}
+
 TEST(MxcMap, NetworkRefusals) {
   EXPECT_THAT(MapError(WithProcess(R"("version": "0.8.0", "network": {"defaultPolicy": "allow"})")),
               HasSubstr("allowLocalNetwork true"));
-  EXPECT_THAT(MapError(WithProcess(R"("network": {"allowedHosts": ["a.com"]})")),
-              HasSubstr("requires agentbox's egress proxy"));
-  EXPECT_THAT(MapError(WithProcess(R"("network": {"defaultPolicy": "allow",
-                                      "blockedHosts": ["a.com"]})")),
-              HasSubstr("requires agentbox's egress proxy"));
-  EXPECT_THAT(MapError(WithProcess(R"("network": {"proxy": {"localhost": 8080}})")),
-              HasSubstr("network.proxy requires agentbox's egress proxy"));
   EXPECT_THAT(MapError(WithProcess(R"("network": {"proxy": {"builtinTestServer": true}})")),
               HasSubstr("--allow-testing-features"));
   EXPECT_THAT(MapError(WithProcess(R"("network": {"proxy": {"builtinTestServer": true}})"),
                        MxcMapOptions{.allow_testing_features = true}),
               HasSubstr("no built-in test proxy"));
-  EXPECT_THAT(MapError(WithProcess(R"("version": "0.8.0",
-                                      "runtimeConfig": {"networkProxy": "http://h:1"})")),
-              HasSubstr("runtimeConfig.networkProxy requires"));
   EXPECT_THAT(MapError(WithProcess(R"("version": "0.8.0", "network": {"egress": {
                                       "allow": [{"to": [{"cidr": "10.0.0.0/8"}]}]}})")),
               HasSubstr("cannot be enforced"));

@@ -14,6 +14,8 @@ A case file:
       "cwd": "/",                  the executor's working directory (default /)
       "callerEnv": {"K": "V"},     added to the executor's own environment
       "fixture": {"dirs": [...], "files": {"rel/path": "content"}, "symlinks": {"rel": "target"}},
+      "proxyStub": true,           start a stub HTTP proxy on the caller's 127.0.0.1 for the run
+                                   (see StubProxy); "{proxyPort}" is its port
       "expect": {
         "exit": 0,
         "stdout": "exact text" | "stdoutLastLine": "..." | "stdoutContains": [...],
@@ -28,17 +30,22 @@ A case file:
       "lxcExec": "what lxc-exec 0.8 was observed to do (for the record)"
     }
 
-"{tmp}" anywhere in a string is replaced by the case's fixture directory.
+"{tmp}" anywhere in a string is replaced by the case's fixture directory; "{proxyPort}" by
+the stub proxy's port, and a string that is exactly "{proxyPort}" by the port as a number
+(for network.proxy.localhost).
 """
 import base64
 import json
 import os
 import shutil
+import socket
 import subprocess
+import threading
 
 CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 TIMEOUT = 30  # seconds: the bound on every executor run
 PLACEHOLDER = "{tmp}"
+PORT_PLACEHOLDER = "{proxyPort}"
 
 
 def load_group(group):
@@ -56,14 +63,88 @@ def groups():
     return sorted(d for d in os.listdir(CASES_DIR) if os.path.isdir(os.path.join(CASES_DIR, d)))
 
 
-def substitute(value, tmp):
+def substitute(value, tmp, port=None):
     if isinstance(value, str):
-        return value.replace(PLACEHOLDER, tmp)
+        if port is not None and value == PORT_PLACEHOLDER:
+            return port
+        value = value.replace(PLACEHOLDER, tmp)
+        return value.replace(PORT_PLACEHOLDER, str(port)) if port is not None else value
     if isinstance(value, list):
-        return [substitute(v, tmp) for v in value]
+        return [substitute(v, tmp, port) for v in value]
     if isinstance(value, dict):
-        return {substitute(k, tmp): substitute(v, tmp) for k, v in value.items()}
+        return {substitute(k, tmp, port): substitute(v, tmp, port) for k, v in value.items()}
     return value
+
+
+class StubProxy:
+    """A tiny HTTP proxy on 127.0.0.1 that goes nowhere: it answers every absolute-URI
+    request with "via-stub <request line>" and every CONNECT with 200, then answers the first
+    request inside the tunnel with "via-stub CONNECT <target> then <request line>". It appends
+    each request line it receives to <tmp>/stub-proxy.log, so a case can show what reached it
+    (hostFiles) and what did not."""
+
+    def __init__(self, tmp):
+        self.log = os.path.join(tmp, "stub-proxy.log")
+        self.lock = threading.Lock()
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(16)
+        self.port = self.server.getsockname()[1]
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.close()  # accept() fails, the thread ends
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _head(conn, buf):
+        """(request line, rest of buf) once a request head is complete, else (None, buf)."""
+        while b"\r\n\r\n" not in buf:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return None, buf
+            buf += chunk
+        head, _, rest = buf.partition(b"\r\n\r\n")
+        return head.split(b"\r\n", 1)[0].decode("latin-1"), rest
+
+    def _record(self, line):
+        with self.lock, open(self.log, "a") as f:
+            f.write(line + "\n")
+
+    @staticmethod
+    def _answer(conn, body):
+        body = body.encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
+                     str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+
+    def _serve(self, conn):
+        with conn:
+            conn.settimeout(TIMEOUT)
+            try:
+                line, rest = self._head(conn, b"")
+                if line is None:
+                    return
+                self._record(line)
+                if not line.startswith("CONNECT "):
+                    self._answer(conn, f"via-stub {line}\n")
+                    return
+                conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                inner, _ = self._head(conn, rest)
+                if inner is None:
+                    return
+                self._record("(tunnel) " + inner)
+                self._answer(conn, f"via-stub {line.split()[0]} {line.split()[1]} then {inner}\n")
+            except OSError:
+                pass
 
 
 def make_fixture(case, tmp):
@@ -88,19 +169,29 @@ def make_fixture(case, tmp):
         os.symlink(substitute(target, tmp), path)
 
 
-def config_text(case, tmp):
+def config_text(case, tmp, port=None):
     if "configText" in case:
-        return substitute(case["configText"], tmp)
-    return json.dumps(substitute(case["config"], tmp))
+        return substitute(case["configText"], tmp, port)
+    return json.dumps(substitute(case["config"], tmp, port))
 
 
 def run(executor, case, tmp, env, timeout=TIMEOUT):
     """Runs one case through `executor` (argv prefix, e.g. [".../lxc-exec"]) with a fresh
-    fixture. Returns the CompletedProcess (text; both streams captured)."""
+    fixture (and a fresh stub proxy if the case asks for one). Returns the CompletedProcess
+    (text; both streams captured)."""
     make_fixture(case, tmp)
-    text = config_text(case, tmp)
-    args = list(executor) + substitute(case.get("args", []), tmp)
-    stdin = substitute(case.get("stdin", ""), tmp)
+    stub = StubProxy(tmp) if case.get("proxyStub") else None
+    try:
+        return _run(executor, case, tmp, env, timeout, stub.port if stub else None)
+    finally:
+        if stub:
+            stub.close()
+
+
+def _run(executor, case, tmp, env, timeout, port):
+    text = config_text(case, tmp, port)
+    args = list(executor) + substitute(case.get("args", []), tmp, port)
+    stdin = substitute(case.get("stdin", ""), tmp, port)
     via = case.get("via", "file")
     config_path = os.path.join(tmp, ".mxc-config.json")
     if via in ("file", "configFlag"):
@@ -114,9 +205,10 @@ def run(executor, case, tmp, env, timeout=TIMEOUT):
         stdin = text
     else:
         raise ValueError(f"unknown via {via!r}")
-    env = dict(env, **substitute(case.get("callerEnv", {}), tmp))
+    env = dict(env, **substitute(case.get("callerEnv", {}), tmp, port))
     return subprocess.run(args, input=stdin, capture_output=True, text=True, errors="replace",
-                          timeout=timeout, cwd=substitute(case.get("cwd", "/"), tmp), env=env)
+                          timeout=timeout, cwd=substitute(case.get("cwd", "/"), tmp, port),
+                          env=env)
 
 
 def describe(result):

@@ -81,7 +81,8 @@ class MxcFilesystem(harness.SandboxTest):
 
 
 class MxcNetwork(harness.SandboxTest):
-    """Isolated by default, host network on acknowledged allow, unenforceable rules refused."""
+    """Isolated by default, host network on acknowledged allow, proxy-only egress through the
+    bridge with a proxy or host lists, unenforceable rules refused."""
 
 
 class MxcDryRun(harness.SandboxTest):
@@ -127,7 +128,9 @@ class MxcCli(harness.SandboxTest):
             self.assertIn("not available on this host", by_name[name]["reason"])
         caps = by_name["process"]["capabilities"]
         self.assertEqual(caps["network"]["block"], True)
-        self.assertEqual(caps["network"]["proxy"], False)
+        self.assertEqual(caps["network"]["proxy"], True)
+        self.assertEqual(caps["network"]["allowedHosts"], True)
+        self.assertEqual(caps["network"]["egressRules"], False)
         self.assertEqual(doc["schemaVersions"], {"min": "0.6", "max": "0.9"})
 
     def test_no_config(self):
