@@ -87,7 +87,8 @@ Result<Ceiling> RunCeiling(const RunFlags& f, const Request& request, const Path
   const bool env_ceiling = std::getenv("AGENTBOX_READONLY_PATHS") != nullptr ||
                            std::getenv("AGENTBOX_READWRITE_PATHS") != nullptr ||
                            std::getenv("AGENTBOX_TIMEOUT_MS") != nullptr ||
-                           std::getenv("AGENTBOX_NETWORK") != nullptr;
+                           std::getenv("AGENTBOX_NETWORK") != nullptr ||
+                           std::getenv("AGENTBOX_ALLOW_DOMAINS") != nullptr;
   if (f.ceiling || env_ceiling) return LoadOperatorCeiling(f.ceiling, ctx);
   return Ceiling{request.doc};
 }

@@ -15,16 +15,17 @@ constexpr const char* kReadonlyVar = "AGENTBOX_READONLY_PATHS";
 constexpr const char* kReadwriteVar = "AGENTBOX_READWRITE_PATHS";
 constexpr const char* kTimeoutVar = "AGENTBOX_TIMEOUT_MS";
 constexpr const char* kNetworkVar = "AGENTBOX_NETWORK";
+constexpr const char* kAllowDomainsVar = "AGENTBOX_ALLOW_DOMAINS";
 
 Error BadValue(const char* var, std::string_view value, std::string_view expected) {
   return MakeError(ErrorCode::kPolicy, std::string(var) + "=" + QuoteForMessage(value) +
                                            ": expected " + std::string(expected));
 }
 
-std::vector<std::string> SplitPaths(std::string_view list) {
+std::vector<std::string> SplitList(std::string_view list, char separator) {
   std::vector<std::string> out;
   while (!list.empty()) {
-    const size_t colon = list.find(':');
+    const size_t colon = list.find(separator);
     const std::string_view element = list.substr(0, colon);
     if (!element.empty()) out.emplace_back(element);
     if (colon == std::string_view::npos) break;
@@ -58,13 +59,14 @@ Result<std::optional<PolicyDocument>> CeilingFromEnvironment(
   const char* readwrite = getenv_fn(kReadwriteVar);
   const char* timeout = getenv_fn(kTimeoutVar);
   const char* network = getenv_fn(kNetworkVar);
-  if (readonly == nullptr && readwrite == nullptr && timeout == nullptr && network == nullptr) {
+  if (readonly == nullptr && readwrite == nullptr && timeout == nullptr && network == nullptr &&
+      getenv_fn(kAllowDomainsVar) == nullptr) {
     return std::optional<PolicyDocument>();
   }
 
   PolicyDocument doc;
-  if (readonly != nullptr) doc.filesystem.readonly = SplitPaths(readonly);
-  if (readwrite != nullptr) doc.filesystem.readwrite = SplitPaths(readwrite);
+  if (readonly != nullptr) doc.filesystem.readonly = SplitList(readonly, ':');
+  if (readwrite != nullptr) doc.filesystem.readwrite = SplitList(readwrite, ':');
   if (timeout != nullptr) {
     auto ms = ParseTimeout(timeout);
     if (!ms) return ms.error();
@@ -76,9 +78,19 @@ Result<std::optional<PolicyDocument>> CeilingFromEnvironment(
       doc.network = NetworkWithMode(NetworkMode::kBlock);
     } else if (mode == "allow") {
       doc.network = NetworkWithMode(NetworkMode::kAllow);
+    } else if (mode == "proxy") {
+      doc.network = NetworkWithMode(NetworkMode::kProxy);
+      if (const char* domains = getenv_fn(kAllowDomainsVar)) {
+        doc.network->allow_domains = SplitList(domains, ',');
+      }
     } else {
-      return BadValue(kNetworkVar, mode, "\"block\" or \"allow\"");
+      return BadValue(kNetworkVar, mode, "\"block\", \"proxy\" or \"allow\"");
     }
+  }
+  if (getenv_fn(kAllowDomainsVar) != nullptr &&
+      (!doc.network || doc.network->mode != NetworkMode::kProxy)) {
+    return MakeError(ErrorCode::kPolicy,
+                     std::string(kAllowDomainsVar) + " needs " + kNetworkVar + "=proxy");
   }
   return std::optional<PolicyDocument>(std::move(doc));
 }

@@ -29,7 +29,7 @@ TIMEOUT = 20  # seconds: the bound on every subprocess a test starts
 
 # Any of these makes agentbox take its operator ceiling from the environment.
 CEILING_VARIABLES = ("AGENTBOX_READONLY_PATHS", "AGENTBOX_READWRITE_PATHS",
-                     "AGENTBOX_TIMEOUT_MS", "AGENTBOX_NETWORK")
+                     "AGENTBOX_TIMEOUT_MS", "AGENTBOX_NETWORK", "AGENTBOX_ALLOW_DOMAINS")
 
 
 def is_root():

@@ -10,7 +10,9 @@
 namespace agentbox {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 using Env = std::map<std::string, std::string>;
 
@@ -94,11 +96,26 @@ TEST(EnvCeiling, Network) {
             (NetworkWithMode(NetworkMode::kAllow)));
 }
 
+TEST(EnvCeiling, ProxyWithDomains) {
+  const PolicyDocument doc = Accept(
+      {{"AGENTBOX_NETWORK", "proxy"}, {"AGENTBOX_ALLOW_DOMAINS", "pypi.org,,*.pythonhosted.org"}});
+  ASSERT_TRUE(doc.network.has_value());
+  EXPECT_EQ(doc.network->mode, NetworkMode::kProxy);
+  EXPECT_THAT(doc.network->allow_domains, ElementsAre("pypi.org", "*.pythonhosted.org"));
+  EXPECT_THAT(Accept({{"AGENTBOX_NETWORK", "proxy"}}).network->allow_domains, IsEmpty());
+  // Domains without proxy mode would silently mean nothing: refused.
+  EXPECT_THAT(RejectMessage({{"AGENTBOX_ALLOW_DOMAINS", "pypi.org"}}),
+              HasSubstr("AGENTBOX_NETWORK=proxy"));
+  EXPECT_THAT(
+      RejectMessage({{"AGENTBOX_NETWORK", "allow"}, {"AGENTBOX_ALLOW_DOMAINS", "pypi.org"}}),
+      HasSubstr("AGENTBOX_NETWORK=proxy"));
+}
+
 TEST(EnvCeiling, BadNetwork) {
-  for (const char* bad : {"", "proxy", "Allow", "allow ", "none"}) {
+  for (const char* bad : {"", "Proxy", "Allow", "allow ", "none"}) {
     const std::string msg = RejectMessage({{"AGENTBOX_NETWORK", bad}});
     EXPECT_THAT(msg, HasSubstr("AGENTBOX_NETWORK=\"" + std::string(bad) + "\"")) << bad;
-    EXPECT_THAT(msg, HasSubstr("\"block\" or \"allow\"")) << bad;
+    EXPECT_THAT(msg, HasSubstr("\"block\", \"proxy\" or \"allow\"")) << bad;
   }
 }
 
