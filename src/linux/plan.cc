@@ -296,6 +296,18 @@ std::string DescribePlan(const SandboxPlan& plan) {
            std::to_string(kBridgeSocksPort) + " (SOCKS5)";
   }
   out += "; pivot_root; landlock (best ABI); seccomp; all capabilities dropped; no_new_privs\n";
+  if (plan.proxy_bridge) {
+    auto join = [](const std::vector<std::string>& items) {
+      std::string text;
+      for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+      return text.empty() ? std::string("none") : text;
+    };
+    out += "egress: allow " + join(plan.egress.allow_domains) + "; deny " +
+           join(plan.egress.deny_domains) + "; address ranges " +
+           join(plan.egress.allow_cidrs) + "; resolve " + join(plan.egress.resolve);
+    if (!plan.upstream_proxy.empty()) out += "; via upstream proxy " + plan.upstream_proxy;
+    out += "\n";
+  }
   out += "limits: pids " + std::to_string(plan.limits.pids);
   if (plan.limits.memory_bytes)
     out += ", memory " + std::to_string(*plan.limits.memory_bytes) + " bytes";
