@@ -12,6 +12,7 @@
 
 #include "config/strict_json.h"
 #include "net/address.h"
+#include "net/proxy_protocol.h"
 #include "policy/domain.h"
 
 namespace agentbox {
@@ -1127,7 +1128,15 @@ Result<std::string> UpstreamFromUrl(std::string_view url, std::string_view field
                        "agentbox's bridge speaks plain HTTP to the proxy. Use http:// "
                        "(https requests still travel through it as encrypted CONNECT tunnels)");
   }
-  return std::string(ProxyUrlAuthority(url));
+  const std::string_view authority = ProxyUrlAuthority(url);
+  std::string_view host = authority.substr(0, authority.rfind(':'));
+  if (host.starts_with('[')) host = host.substr(1, host.size() - 2);
+  // The supervisor's proxy takes the host as NormalizeHost does (no '_', which URLs allow).
+  if (auto name = net::NormalizeHost(host); !name) {
+    return Unsupported(std::string(field) +
+                       ": the proxy's host cannot be used: " + name.error().Message());
+  }
+  return std::string(authority);
 }
 
 // Ranges that reach this host's own loopback when agentbox's proxy (which runs on the host)

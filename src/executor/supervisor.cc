@@ -90,7 +90,8 @@ bool Drain(int fd, Capture& capture) {
 }
 
 const Result<SeccompProgram>& CachedSeccomp() {
-  static const Result<SeccompProgram> program = BuildSeccompProgram(SeccompOptions{});
+  // Compiled at build time: the same filter as BuildSeccompProgram({}) (linux/seccomp.h).
+  static const Result<SeccompProgram> program = EmbeddedSeccompProgram();
   return program;
 }
 

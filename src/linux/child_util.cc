@@ -55,12 +55,32 @@ int MakeDirs(const char* path, unsigned mode) noexcept {
   PathBuf buf;
   if (!buf.Append(path)) return ENAMETOOLONG;
   char* p = const_cast<char*>(buf.c_str());
-  for (size_t i = 1; i <= buf.size(); ++i) {
-    if (p[i] != '/' && p[i] != '\0') continue;
-    const char saved = p[i];
-    p[i] = '\0';
-    if (::mkdir(p, mode) != 0 && errno != EEXIST) return errno;
-    p[i] = saved;
+  size_t len = buf.size();
+  while (len > 1 && p[len - 1] == '/') p[--len] = '\0';
+  // From the end: usually only the last component is missing (a mount plan lists parents
+  // first), so one mkdir does, instead of one per component (most failing with EEXIST).
+  size_t end = len;  // p[0, end) is the directory being made
+  while (true) {
+    const char saved = p[end];
+    p[end] = '\0';
+    const int err = ::mkdir(p, mode) == 0 ? 0 : errno;
+    p[end] = saved;
+    if (err == 0 || err == EEXIST) break;
+    if (err != ENOENT) return err;
+    // Its parent is missing: step back one component.
+    while (end > 0 && p[end - 1] != '/') --end;
+    while (end > 0 && p[end - 1] == '/') --end;
+    if (end == 0) return ENOENT;
+  }
+  // Then forward again, making the components after it.
+  while (end < len) {
+    ++end;  // past the '/'
+    while (end < len && p[end] != '/') ++end;
+    const char saved = p[end];
+    p[end] = '\0';
+    const int err = ::mkdir(p, mode) == 0 ? 0 : errno;
+    p[end] = saved;
+    if (err != 0 && err != EEXIST) return err;
   }
   return 0;
 }
@@ -68,13 +88,16 @@ int MakeDirs(const char* path, unsigned mode) noexcept {
 int MakeFile(const char* path) noexcept {
   struct stat st {};
   if (::lstat(path, &st) == 0) return 0;
-  PathBuf parent;
-  if (!parent.Append(path)) return ENAMETOOLONG;
-  size_t slash = parent.size();
-  while (slash > 0 && parent.c_str()[slash - 1] != '/') --slash;
-  parent.Truncate(slash > 1 ? slash - 1 : 1);
-  if (const int err = MakeDirs(parent.c_str(), 0755); err != 0) return err;
-  const int fd = ::open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+  int fd = ::open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+  if (fd < 0 && errno == ENOENT) {  // the parent is missing too
+    PathBuf parent;
+    if (!parent.Append(path)) return ENAMETOOLONG;
+    size_t slash = parent.size();
+    while (slash > 0 && parent.c_str()[slash - 1] != '/') --slash;
+    parent.Truncate(slash > 1 ? slash - 1 : 1);
+    if (const int err = MakeDirs(parent.c_str(), 0755); err != 0) return err;
+    fd = ::open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+  }
   if (fd < 0) return errno == EEXIST ? 0 : errno;
   ::close(fd);
   return 0;

@@ -292,8 +292,8 @@ std::string DescribePlan(const SandboxPlan& plan) {
   out += "layers: user, mount, pid, ipc, uts, cgroup namespaces";
   out += plan.new_network_namespace ? ", network namespace (loopback only)" : ", host network";
   if (plan.proxy_bridge) {
-    out += ", egress proxy bridge on 127.0.0.1:" + std::to_string(kBridgeHttpPort) + " (HTTP) and :" +
-           std::to_string(kBridgeSocksPort) + " (SOCKS5)";
+    out += ", egress proxy bridge on 127.0.0.1:" + std::to_string(kBridgeHttpPort) + " (HTTP)";
+    if (plan.upstream_proxy.empty()) out += " and :" + std::to_string(kBridgeSocksPort) + " (SOCKS5)";
   }
   out += "; pivot_root; landlock (best ABI); seccomp; all capabilities dropped; no_new_privs\n";
   if (plan.proxy_bridge) {

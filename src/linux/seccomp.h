@@ -4,6 +4,7 @@
 //   auto program = BuildSeccompProgram({});              // parent, before clone
 //   if (!program) return program.error();
 //   int err = InstallSeccompInChild(program->Prog());    // child, last step before execve
+//   // or EmbeddedSeccompProgram(): the same filter, compiled at build time
 //
 // The filter allows everything except the listed syscalls, which fail with EPERM (clone3
 // fails with ENOSYS so libc falls back to clone, whose flags can be inspected). Only the
@@ -37,6 +38,10 @@ struct SeccompProgram {
 
 // Parent only. Compiles the deny list. Errors: kSetup naming the libseccomp call.
 [[nodiscard]] Result<SeccompProgram> BuildSeccompProgram(const SeccompOptions& options);
+
+// The same program as BuildSeccompProgram({}), compiled when agentbox was built
+// (linux/seccomp_gen.cc), so that a run does not compile it again.
+[[nodiscard]] const SeccompProgram& EmbeddedSeccompProgram();
 
 // Child only, one-way. Precondition: no_new_privs is set (returns EACCES otherwise, even
 // when the caller holds CAP_SYS_ADMIN). Installs `prog` with seccomp(SECCOMP_SET_MODE_FILTER,

@@ -69,7 +69,7 @@ Result<EgressRules> EgressRulesFor(const Network& network, std::string upstream)
     rules.upstream_host = *name;
     rules.upstream_port = static_cast<uint16_t>(port);
   }
-  rules.any_host = !rules.upstream.empty() && rules.allow.empty();
+  rules.any_host = !rules.upstream.empty() && rules.allow.empty() && rules.allow_cidrs.empty();
   auto host_addresses = net::HostAddresses();
   if (!host_addresses) return host_addresses.error();  // the check needs them: fail closed
   rules.host_addresses = std::move(*host_addresses);

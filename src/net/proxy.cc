@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <list>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -226,8 +227,10 @@ UniqueFd Open(const State& s, ConnectionRecord& record, bool check_addresses, bo
 }
 
 // Copies bytes both ways until both directions have ended; a direction that ends is
-// passed on as a half-close. `to_b` is sent to b first.
-void Relay(const State& s, int a, int b, std::string to_b) {
+// passed on as a half-close. `to_b` is sent to b first. With `a_limit`, a may send b only
+// that many more bytes: one more ends the relay (a second request must not ride along).
+void Relay(const State& s, int a, int b, std::string to_b,
+           std::optional<uint64_t> a_limit = std::nullopt) {
   struct Direction {
     int from, to;
     std::string buf;
@@ -253,6 +256,10 @@ void Relay(const State& s, int a, int b, std::string to_b) {
       const short from_ready = fds[d.from == a ? 0 : 1].revents;
       if (!d.eof && (from_ready & (POLLIN | POLLHUP | POLLERR)) != 0) {
         const ssize_t n = ::read(d.from, chunk, sizeof(chunk));
+        if (n > 0 && d.from == a && a_limit) {
+          if (static_cast<uint64_t>(n) > *a_limit) return;
+          *a_limit -= static_cast<uint64_t>(n);
+        }
         if (n > 0) {
           d.buf.append(chunk, static_cast<size_t>(n));
         } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
@@ -294,6 +301,40 @@ UniqueFd OpenUpstream(const State& s, ConnectionRecord& r) {
   return fd;
 }
 
+// The upstream proxy routes each request by its own URL, so exactly the request that was
+// checked may reach it: a CONNECT tunnel (to the checked host), or one request whose head
+// asks the upstream to close afterwards and whose body is framed by Content-Length. Bytes
+// past that end the connection; the client retries on a new one, which is checked again.
+void ServeViaUpstream(State& s, int client, const net::HttpRequestHead& head, std::string buf,
+                      ConnectionRecord& r) {
+  if (!head.is_connect && head.chunked) {
+    r.allowed = false;
+    r.reason = "a chunked request body cannot go through the configured upstream proxy";
+    WriteAll(s, client, HttpRefusal(411, "Length Required", r));
+    s.Record(std::move(r));
+    return;
+  }
+  UniqueFd server = OpenUpstream(s, r);
+  s.Record(r);
+  if (!server) {
+    WriteAll(s, client, HttpRefusal(502, "Bad Gateway", r));
+    return;
+  }
+  if (head.is_connect) {
+    Relay(s, client, server.get(), std::move(buf));
+    return;
+  }
+  // The checked request line (absolute-form, as a proxy wants it) over the rebuilt headers
+  // (no Proxy-* or hop-by-hop headers, "Connection: close").
+  const std::string request_line = buf.substr(0, buf.find("\r\n"));
+  std::string out = request_line + head.forward_head.substr(head.forward_head.find("\r\n"));
+  const std::string_view rest = std::string_view(buf).substr(head.consumed);
+  const uint64_t body_here = std::min<uint64_t>(rest.size(), head.content_length);
+  out.append(rest.substr(0, body_here));
+  if (rest.size() > body_here) return;  // a pipelined second request: not forwarded
+  Relay(s, client, server.get(), std::move(out), head.content_length - body_here);
+}
+
 // SEC-29: the request is bytes from the sandbox; the parser is strict and bounded (16 KiB
 // head, smuggling shapes refused) and the origin gets a rebuilt head without Proxy-* or
 // hop-by-hop headers, its Host taken from the checked URL.
@@ -325,13 +366,7 @@ void ServeHttp(State& s, int client) {
   }
   r.allowed = true;
   if (!s.rules.upstream.empty()) {
-    UniqueFd server = OpenUpstream(s, r);
-    s.Record(r);
-    if (!server) {
-      WriteAll(s, client, HttpRefusal(502, "Bad Gateway", r));
-      return;
-    }
-    Relay(s, client, server.get(), std::move(buf));
+    ServeViaUpstream(s, client, head, std::move(buf), r);
     return;
   }
   bool refused = false;

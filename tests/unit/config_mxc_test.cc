@@ -553,6 +553,8 @@ TEST(MxcMap, HostListRefusals) {
   // An https:// proxy wants TLS to itself; the bridge speaks plain HTTP.
   EXPECT_THAT(map_error(R"({"defaultPolicy": "allow", "proxy": {"url": "https://p:1"}})"),
               HasSubstr("network.proxy.url: an https:// proxy"));
+  EXPECT_THAT(map_error(R"({"defaultPolicy": "allow", "proxy": {"url": "http://my_proxy:1"}})"),
+              HasSubstr("network.proxy.url: the proxy's host cannot be used"));
   EXPECT_THAT(MapError(R"({"version": "0.8.0", "process": {"commandLine": "x"},
                            "runtimeConfig": {"networkProxy": "https://127.0.0.1:1"}})"),
               HasSubstr("runtimeConfig.networkProxy: an https:// proxy"));
