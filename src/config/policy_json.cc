@@ -251,10 +251,8 @@ json ClampResultToJson(const ClampResult& result) {
 json ConnectionsToJson(const std::vector<ConnectionRecord>& records) {
   json list = json::array();
   for (const ConnectionRecord& r : records) {
-    json entry = {{"protocol", r.protocol},
-                  {"host", r.host},
-                  {"port", r.port},
-                  {"allowed", r.allowed}};
+    json entry = {
+        {"protocol", r.protocol}, {"host", r.host}, {"port", r.port}, {"allowed", r.allowed}};
     if (!r.reason.empty()) entry["reason"] = r.reason;
     if (!r.address.empty()) entry["address"] = r.address;
     list.push_back(std::move(entry));

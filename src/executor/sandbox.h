@@ -74,7 +74,7 @@ struct RunResult {
   CapturedStream out;
   CapturedStream err;
   Enforcement enforcement;
-  Error error;  // kSetupFailed / kExecFailed: what went wrong
+  Error error;                                // kSetupFailed / kExecFailed: what went wrong
   std::vector<ConnectionRecord> connections;  // proxy mode: every egress decision, in order
 };
 

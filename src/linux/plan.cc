@@ -172,9 +172,9 @@ Result<SandboxPlan> BuildSandboxPlan(const Policy& policy, const SandboxRequest&
       return false;
     });
     for (const std::string& kv :
-         {"HTTP_PROXY=" + http, "http_proxy=" + http, "HTTPS_PROXY=" + http,
-          "https_proxy=" + http, "ALL_PROXY=" + socks, "all_proxy=" + socks,
-          std::string("NO_PROXY=localhost,127.0.0.1"), std::string("no_proxy=localhost,127.0.0.1")}) {
+         {"HTTP_PROXY=" + http, "http_proxy=" + http, "HTTPS_PROXY=" + http, "https_proxy=" + http,
+          "ALL_PROXY=" + socks, "all_proxy=" + socks, std::string("NO_PROXY=localhost,127.0.0.1"),
+          std::string("no_proxy=localhost,127.0.0.1")}) {
       plan.env.push_back(kv);
     }
     if (!req.upstream_proxy.empty()) {
@@ -293,7 +293,8 @@ std::string DescribePlan(const SandboxPlan& plan) {
   out += plan.new_network_namespace ? ", network namespace (loopback only)" : ", host network";
   if (plan.proxy_bridge) {
     out += ", egress proxy bridge on 127.0.0.1:" + std::to_string(kBridgeHttpPort) + " (HTTP)";
-    if (plan.upstream_proxy.empty()) out += " and :" + std::to_string(kBridgeSocksPort) + " (SOCKS5)";
+    if (plan.upstream_proxy.empty())
+      out += " and :" + std::to_string(kBridgeSocksPort) + " (SOCKS5)";
   }
   out += "; pivot_root; landlock (best ABI); seccomp; all capabilities dropped; no_new_privs\n";
   if (plan.proxy_bridge) {
@@ -303,8 +304,8 @@ std::string DescribePlan(const SandboxPlan& plan) {
       return text.empty() ? std::string("none") : text;
     };
     out += "egress: allow " + join(plan.egress.allow_domains) + "; deny " +
-           join(plan.egress.deny_domains) + "; address ranges " +
-           join(plan.egress.allow_cidrs) + "; resolve " + join(plan.egress.resolve);
+           join(plan.egress.deny_domains) + "; address ranges " + join(plan.egress.allow_cidrs) +
+           "; resolve " + join(plan.egress.resolve);
     if (!plan.upstream_proxy.empty()) out += "; via upstream proxy " + plan.upstream_proxy;
     out += "\n";
   }

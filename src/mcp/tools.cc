@@ -294,7 +294,8 @@ bool FileHelperFailed(const Result<RunResult>& result, const std::string& what, 
 
 SandboxRequest FileHelperRequest(const ToolContext& tc, std::vector<std::string> argv) {
   argv.insert(argv.begin(), {tc.self_exe, kFileHelperCommand});
-  return SandboxRequest{std::move(argv), BaseEnvironment(), std::string("/"), "/", {tc.self_exe}, {}};
+  return SandboxRequest{
+      std::move(argv), BaseEnvironment(), std::string("/"), "/", {tc.self_exe}, {}};
 }
 
 ToolOutcome ReadLocalFile(const ToolContext& tc, const ToolCall& call,

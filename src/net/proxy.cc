@@ -13,8 +13,8 @@
 #include <condition_variable>
 #include <cstring>
 #include <list>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "base/log.h"
@@ -23,7 +23,7 @@
 namespace agentbox {
 namespace {
 
-constexpr int kMaxConnections = 64;      // in flight at once; more are refused
+constexpr int kMaxConnections = 64;        // in flight at once; more are refused
 constexpr int kRequestTimeoutMs = 30'000;  // for the request head (HTTP) or handshake (SOCKS5)
 constexpr int kConnectTimeoutMs = 10'000;
 constexpr size_t kRelayBuffer = 64 * 1024;
@@ -438,7 +438,10 @@ void Serve(State& s, UniqueFd client, Listener kind) {
   if (kind == Listener::kHttp) {
     ServeHttp(s, client.get());
   } else if (!s.rules.upstream.empty()) {
-    s.Record({"socks5", {}, 0, false,
+    s.Record({"socks5",
+              {},
+              0,
+              false,
               "SOCKS5 is not offered when the configuration names its own proxy (use "
               "HTTP_PROXY)",
               {}});
@@ -550,7 +553,10 @@ std::vector<ConnectionRecord> EgressProxy::Stop() {
   std::lock_guard lock(s.mu);
   std::vector<ConnectionRecord> out = s.records;
   if (s.unrecorded > 0) {
-    out.push_back({"", {}, 0, false,
+    out.push_back({"",
+                   {},
+                   0,
+                   false,
                    std::to_string(s.unrecorded) +
                        " more connections not listed (the report keeps the first " +
                        std::to_string(State::kMaxRecords) + "; more than " +

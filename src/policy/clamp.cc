@@ -237,8 +237,8 @@ Result<Network> ClampNetwork(const std::optional<Network>& ceiling_net,
   }
   // SEC-28: pins decide where an allowed name goes, so only the operator's own count; a pin
   // the operator did not make could send an allowed name to any public address.
-  std::set<std::string> pins = ceiling.mode == NetworkMode::kAllow ? std::set<std::string>{}
-                                                                    : *ceiling_pins;
+  std::set<std::string> pins =
+      ceiling.mode == NetworkMode::kAllow ? std::set<std::string>{} : *ceiling_pins;
   for (const std::string& pin : *request_pins) {
     if (ceiling.mode == NetworkMode::kAllow || ceiling_pins->count(pin) != 0) {
       pins.insert(pin);

@@ -11,6 +11,10 @@ system's python3 and nothing else.
                                          -> {"status", "body"} or {"error"}
   ["raw_http", TEXT]                     TEXT (\\r\\n as written) to 127.0.0.1:3128 as is
                                          -> {"status", "body"} or {"error"}
+  ["keepalive", [TEXT, ...]]             each TEXT on one connection to 127.0.0.1:3128, one
+                                         after the other, each after the answer to the last
+                                         (read by Content-Length) -> {"answers": [...]}
+  ["flood", N]                           N refused CONNECTs, one connection each -> {"sent"}
   ["connect", HOST, PORT, MESSAGE]       CONNECT HOST:PORT on 127.0.0.1:3128, then MESSAGE
                                          through the tunnel -> {"status", "body"|"echo"}
   ["socks", HOST, PORT, MESSAGE, ATYP?]  SOCKS5 on 127.0.0.1:1080: greeting 05 01 00, CONNECT
@@ -99,6 +103,55 @@ def raw_http(text):
         data = recv_all(s)
     head, _, body = data.partition(b"\r\n\r\n")
     return {"status": status_of(head), "body": body.decode(errors="replace")}
+
+
+def read_response(s, buffered):
+    """One response (head and Content-Length body) -> (status, body, leftover) or None."""
+    data = buffered
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(rest) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return status_of(head), rest[:length].decode(errors="replace"), rest[length:]
+
+
+def keepalive(texts):
+    answers = []
+    with socket.create_connection(BRIDGE_HTTP, timeout=TIMEOUT) as s:
+        leftover = b""
+        for text in texts:
+            try:
+                s.sendall(text.encode())
+                response = read_response(s, leftover)
+            except OSError as e:
+                answers.append({"error": errname(e)})
+                break
+            if response is None:
+                answers.append({"error": "closed"})
+                break
+            status, body, leftover = response
+            answers.append({"status": status, "body": body})
+    return {"answers": answers}
+
+
+def flood(n):
+    for i in range(n):
+        with socket.create_connection(BRIDGE_HTTP, timeout=TIMEOUT) as s:
+            s.sendall(f"CONNECT flood{i}.test:443 HTTP/1.1\r\n\r\n".encode())
+            recv_all(s)
+    return {"sent": n}
 
 
 def tunnel_echo(s, message):
@@ -230,8 +283,8 @@ def bind_and_listen():
     return out
 
 
-ACTIONS = {"http": http, "raw_http": raw_http, "connect": connect, "socks": socks,
-           "socks_greeting": socks_greeting, "direct": direct, "udp": udp, "dns": dns,
+ACTIONS = {"http": http, "raw_http": raw_http, "keepalive": keepalive, "flood": flood,
+           "connect": connect, "socks": socks, "socks_greeting": socks_greeting, "direct": direct, "udp": udp, "dns": dns,
            "env": env, "tcp_listeners": tcp_listeners, "socket_fds": socket_fds,
            "bind_and_listen": bind_and_listen}
 

@@ -16,6 +16,8 @@ and as uid 65534 (see run_suite.py).
 import http.server
 import json
 import os
+import re
+import shlex
 import shutil
 import socket
 import sys
@@ -320,6 +322,25 @@ class ProxyRules(harness.SandboxTest):
         self.assertEqual(reasons[1:], ["denied by --deny-domain bad.svc.test"] * 2 +
                          ["denied by --deny-domain web.test"])
 
+    # cites SEC-26: a deny entry for an address denies it however the request spells it (or
+    # is refused as an entry); it must never be silently ineffective.
+    def test_deny_entry_for_an_address_in_any_spelling(self):
+        port = self.servers.echo_port
+        for spelling in LOOPBACK_SPELLINGS:
+            with self.subTest(deny=spelling):
+                r = self.run_box(["python3", self.client,
+                                  json.dumps([["connect", "127.0.0.1", port, "x"],
+                                              ["connect", spelling, port, "y"]])],
+                                 "--json", "--ro", os.path.dirname(self.client), "--net", "proxy",
+                                 "--allow-cidr", LOOPBACK, "--deny-domain", spelling)
+                if r.returncode == 125:  # refused as an entry: fine, nothing ran
+                    self.assertRefused(r)
+                    continue
+                results = json.loads(json.loads(r.stdout)["stdout"])
+                for result in results:
+                    self.assertForbidden(result, "denied by --deny-domain")
+        self.assertEqual(self.servers.echo_accepted, 0)
+
     def test_unlisted_domain_is_refused(self):
         hport, eport = self.servers.http_port, self.servers.echo_port
         results, out = self.box([
@@ -556,6 +577,16 @@ class ProxyReport(harness.SandboxTest):
              "address": "127.0.0.1"},
         ])
 
+    def test_report_is_bounded(self):
+        # A program that opens connections in a loop cannot grow the report without end; the
+        # overflow is counted in one last entry.
+        results, out = self.box([["flood", 1100]], *self.proxy("web.test"))
+        self.assertEqual(results[0], {"sent": 1100})
+        records = self.connections(out)
+        self.assertEqual(len(records), 1001)
+        self.assertTrue(all(r["host"].startswith("flood") for r in records[:1000]))
+        self.assertIn("100 more connections not listed", records[-1]["reason"])
+
     def test_effective_policy_shows_the_rules(self):
         _, out = self.box([], "--net", "proxy", "--allow-domain", "*.Example.COM",
                           "--allow-domain", "web.test:8080", "--deny-domain", "bad.example.com",
@@ -657,8 +688,25 @@ class ProxyCeiling(harness.SandboxTest):
                                 "--resolve", "evil.test=127.0.0.1")
         self.assertEqual(sorted(d["path"] for d in out["decisions"]),
                          ["0.0.0.0/0", "evil.test=127.0.0.1"])
-        self.assertEqual(out["policy"]["network"]["proxy"]["allowCidrs"], [LOOPBACK])
+        # (The operator's own range may come along; the request's wider one never does.)
+        self.assertLessEqual(set(out["policy"]["network"]["proxy"]["allowCidrs"]),
+                             {LOOPBACK, "127.0.0.0/8"})
         self.assertEqual(out["policy"]["network"]["proxy"]["resolve"], {"web.test": "127.0.0.1"})
+        self.assertReachedHttp(results[0])
+
+    def test_the_ceilings_pins_and_ranges_apply_to_a_narrower_request(self):
+        # The operator pins web.test to an address only its allowCidrs admit. A request that
+        # asks for the name alone (as MCP run_code can: it has no way to ask for ranges) gets
+        # the operator's pin, and must get the range that makes the pin usable, as a request
+        # for --net allow does (test_network_allow_request_is_narrowed_to_the_ceiling).
+        hport = self.servers.http_port
+        ceiling = self.ceiling({"allowDomains": [f"web.test:{hport}"], "allowCidrs": [LOOPBACK],
+                                "resolve": {"web.test": "127.0.0.1"}})
+        results, out = self.box([["http", self.web()]], *ceiling, "--net", "proxy",
+                                "--allow-domain", f"web.test:{hport}")
+        self.assertEqual(out["decisions"], [])
+        self.assertEqual(out["policy"]["network"]["proxy"].get("resolve"),
+                         {"web.test": "127.0.0.1"})
         self.assertReachedHttp(results[0])
 
     def test_a_request_pin_cannot_redirect_an_allowed_name(self):
@@ -700,6 +748,119 @@ class ProxyCeiling(harness.SandboxTest):
             "resolve": {"web.test": "127.0.0.1"}}}})
         results, _ = self.box([["http", self.web()]], "--policy", policy)
         self.assertReachedHttp(results[0])
+
+
+class UpstreamProxy:
+    """A keep-alive HTTP proxy stub on the test's loopback, standing for the proxy an MXC
+    config names: it answers every request head it reads with 200 "via-upstream <request
+    line>" (keeping the connection open) and records each request line in self.seen."""
+
+    def __init__(self, test):
+        self.seen = []
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+        test.addCleanup(self.listener.close)
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        buf = b""
+        with conn:
+            conn.settimeout(harness.TIMEOUT)
+            try:
+                while True:
+                    while b"\r\n\r\n" not in buf:
+                        chunk = conn.recv(65536)
+                        if not chunk:
+                            return
+                        buf += chunk
+                    head, _, buf = buf.partition(b"\r\n\r\n")
+                    line = head.split(b"\r\n", 1)[0].decode("latin-1")
+                    self.seen.append(line)
+                    body = f"via-upstream {line}".encode()
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body)
+                                 + body)
+            except OSError:
+                pass
+
+
+# cites SEC-26, SEC-29
+@proxy_test
+class ProxyUpstream(harness.SandboxTest):
+    """MXC configs that name their own proxy (network.proxy): requests that pass agentbox's
+    host lists go unchanged to that proxy, which resolves and connects; SOCKS5 is not
+    offered. `agentbox exec CONFIG` is the way in."""
+
+    def exec_client(self, actions, upstream, **network):
+        config = {"filesystem": {"readonlyPaths": [os.path.dirname(self.client)]},
+                  "network": {"defaultPolicy": "block", "proxy": {"localhost": upstream.port},
+                              **network},
+                  "process": {"commandLine": "python3 " + shlex.quote(self.client) + " " +
+                                             shlex.quote(json.dumps(actions))}}
+        r = self.assertRan(self.agentbox("exec", self.write_json("mxc.json", config)))
+        return json.loads(r.stdout.splitlines()[-1])
+
+    def test_allowed_request_reaches_the_upstream_unchanged(self):
+        upstream = UpstreamProxy(self)
+        results = self.exec_client([["http", "http://allowed.test/a"],
+                                    ["http", "http://other.test/b"],
+                                    ["socks", "allowed.test", 80, "x"]],
+                                   upstream, allowedHosts=["allowed.test"])
+        self.assertEqual(results[0], {"status": 200,
+                                      "body": "via-upstream GET http://allowed.test/a HTTP/1.1"})
+        self.assertForbidden(results[1], "other.test:80 " + NOT_LISTED)
+        # SOCKS5 is not offered in this mode: the connection closes (or is reset) unanswered.
+        self.assertIn(results[2].get("method", results[2].get("error")), ("", "ECONNRESET"),
+                      results[2])
+        self.assertEqual(upstream.seen, ["GET http://allowed.test/a HTTP/1.1"])
+
+    def test_every_request_on_a_connection_is_checked(self):
+        # HTTP/1.1 keeps the connection to the proxy open: a second request on it, for a host
+        # the config blocks or does not list, must be checked like the first (or the
+        # connection closed), never passed to the upstream proxy unchecked.
+        upstream = UpstreamProxy(self)
+        first = "GET http://allowed.test/1 HTTP/1.1\r\nHost: allowed.test\r\n\r\n"
+        blocked = "GET http://blocked.test/2 HTTP/1.1\r\nHost: blocked.test\r\n\r\n"
+        other = "GET http://other.test/3 HTTP/1.1\r\nHost: other.test\r\n\r\n"
+        results = self.exec_client([["keepalive", [first, blocked, other]],
+                                    ["raw_http", first + blocked]],  # pipelined
+                                   upstream, allowedHosts=["allowed.test"],
+                                   blockedHosts=["blocked.test"])
+        answers = results[0]["answers"]
+        self.assertEqual(answers[0]["status"], 200)
+        for answer in answers[1:]:
+            self.assertNotIn("via-upstream", answer.get("body", ""), answers)
+        self.assertNotIn("blocked.test", results[1]["body"])
+        self.assertEqual(upstream.seen, ["GET http://allowed.test/1 HTTP/1.1"] * 2)
+
+
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "network.md")
+
+
+class ProxyDocs(harness.SandboxTest):
+    """docs/network.md: its policy examples are accepted as they are written."""
+
+    def test_policy_examples_are_valid(self):
+        with open(DOC) as f:
+            blocks = re.findall(r"```json\n(.*?)```", f.read(), re.S)
+        policies = [json.loads(b) for b in blocks if '"proxy"' in b and '"connections"' not in b]
+        self.assertGreaterEqual(len(policies), 2)
+        self.mkdir("project")  # the examples' ~/project
+        for policy in policies:
+            with self.subTest(policy=policy):
+                path = self.write_json("policy.json", policy)
+                r = self.assertRan(self.agentbox("run", "--explain", "--policy", path, "--",
+                                                 "true"))
+                self.assertIn("egress proxy bridge", r.stdout)
 
 
 class ProxyFlags(harness.SandboxTest):

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -624,6 +625,42 @@ TEST(Redact, ContentDigest) {
   stream.Update("bc");
   EXPECT_EQ(stream.FinalDigest(), ContentDigest("abc"));
   EXPECT_EQ(stream.FinalHex(), Sha256Hex(""));
+}
+
+// The in-tree SHA-256 (audit/digest.cc) against FIPS 180-4 / NIST CAVP vectors, at every
+// padding boundary, and streamed in chunks that straddle blocks.
+TEST(Digest, Sha256KnownAnswers) {
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(Sha256Hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmn"
+                      "opqklmnopqrlmnopqrsmnopqrstnopqrstu"),
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  EXPECT_EQ(Sha256Hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // 55, 56 and 64 bytes: the length fits in the last block, just does not, one full block.
+  EXPECT_EQ(Sha256Hex(std::string(55, 'a')),
+            "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+  EXPECT_EQ(Sha256Hex(std::string(56, 'a')),
+            "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+  EXPECT_EQ(Sha256Hex(std::string(64, 'a')),
+            "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
+
+TEST(Digest, Sha256StreamMatchesOneShotForEveryChunking) {
+  std::string data;
+  for (int i = 0; i < 300; ++i) data += static_cast<char>((i * 131 + 7) & 0xff);
+  for (const size_t len : std::initializer_list<size_t>{0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 300}) {
+    const std::string_view input(data.data(), len);
+    const std::string expected = Sha256Hex(input);
+    for (const size_t chunk : std::initializer_list<size_t>{1, 3, 63, 64, 65, 200}) {
+      Sha256Stream stream;
+      for (size_t at = 0; at < len; at += chunk) stream.Update(input.substr(at, chunk));
+      EXPECT_EQ(stream.bytes(), len);
+      EXPECT_EQ(stream.FinalHex(), expected) << len << " in chunks of " << chunk;
+    }
+  }
 }
 
 }  // namespace

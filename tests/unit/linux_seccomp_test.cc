@@ -258,6 +258,20 @@ TEST(BuildSeccompProgram, ProducesANativeOnlyFilter) {
   EXPECT_EQ(prog.filter, filter.data());
 }
 
+// The filter a run installs was compiled at build time; it must be the one this code builds.
+TEST(BuildSeccompProgram, EmbeddedProgramIsTheSameFilter) {
+  auto program = BuildSeccompProgram({});
+  ASSERT_TRUE(program.ok()) << program.error().Message();
+  const std::vector<sock_filter>& embedded = EmbeddedSeccompProgram().filter;
+  ASSERT_EQ(embedded.size(), program->filter.size());
+  for (size_t i = 0; i < embedded.size(); ++i) {
+    EXPECT_EQ(embedded[i].code, program->filter[i].code) << i;
+    EXPECT_EQ(embedded[i].jt, program->filter[i].jt) << i;
+    EXPECT_EQ(embedded[i].jf, program->filter[i].jf) << i;
+    EXPECT_EQ(embedded[i].k, program->filter[i].k) << i;
+  }
+}
+
 TEST(InstallSeccompInChild, RejectsAnEmptyProgram) {
   EXPECT_EQ(InstallSeccompInChild(SeccompProgram{}.Prog()), EINVAL);
 }

@@ -1,8 +1,8 @@
 // The proxy's rules (net/egress.h): name checks before resolution, address checks after.
-#include "net/egress.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "net/egress.h"
 
 namespace agentbox {
 namespace {
