@@ -26,7 +26,7 @@ namespace {
 constexpr int kMaxConnections = 64;        // in flight at once; more are refused
 constexpr int kRequestTimeoutMs = 30'000;  // for the request head (HTTP) or handshake (SOCKS5)
 constexpr int kConnectTimeoutMs = 10'000;
-constexpr size_t kRelayBuffer = 64 * 1024;
+constexpr size_t kRelayBuffer = size_t{64} * 1024;
 
 enum class Listener { kHttp, kSocks };
 
