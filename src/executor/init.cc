@@ -1,6 +1,7 @@
 // The sandbox's pid 1. See stages.h: no allocation, raw syscalls only.
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -137,6 +138,8 @@ sigset_t ForwardedSignals() {
   Report(ctx, {ChildReport::kExecFailed, static_cast<int32_t>(Stage::kExec), err, -1, 0});
   ::_exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
+
+int StartProgramEntry(void* ctx) { StartProgram(*static_cast<const ChildContext*>(ctx)); }
 
 // Reaps orphans, forwards signals to the program's process group, and reports the
 // program's end. Exiting as pid 1 makes the kernel kill everything left in the sandbox.
@@ -316,12 +319,17 @@ constexpr StageStep kStages[] = {
     if (const int err = step.run(ctx, detail); err != 0) Fail(ctx, step.stage, err, detail);
     StampStage(ctx, step.stage);
   }
-  const long pid = ::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+  // As posix_spawn does: the program's process shares pid 1's memory (CLONE_VM, on a stack of
+  // its own) and pid 1 waits until it has called execve (CLONE_VFORK), so pid 1's address
+  // space, a copy of the supervisor's, is not copied again and torn down at exec. The child
+  // runs StartProgram only; its signal dispositions stay its own (no CLONE_SIGHAND).
+  alignas(16) static char program_stack[64 * 1024];
+  const int pid = ::clone(StartProgramEntry, program_stack + sizeof(program_stack),
+                          CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<ChildContext*>(&ctx));
   if (pid < 0) Fail(ctx, Stage::kSpawn, errno);
-  if (pid == 0) StartProgram(ctx);
   StampStage(ctx, Stage::kSpawn);
   ::close(ctx.lifeline_fd);
-  Supervise(ctx, static_cast<pid_t>(pid));
+  Supervise(ctx, pid);
 }
 
 const char* StageName(Stage stage) {

@@ -240,7 +240,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   const RlimitPlan rlimits = BuildRlimitPlan(plan.limits, !cg_pids, !cg_memory);
   enforcement.limits =
       cg_pids ? (cgroup->version() == CgroupVersion::kV2 ? "cgroup2" : "cgroup1") : "rlimit";
-  trace.Mark("cgroup created");
+  trace.Mark(cgroup ? "cgroup created" : "limits planned (rlimits, no cgroup)");
 
   auto status = MakePipe();
   if (!status) return status.error();
@@ -466,8 +466,10 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
     }
   }
   trace.Mark("output and reports read");
-  if (cgroup) cgroup->Destroy();
-  trace.Mark("cgroup removed");
+  if (cgroup) {
+    cgroup->Destroy();
+    trace.Mark("cgroup removed");
+  }
   if (proxy) result.connections = proxy->Stop();
 
   if (setup_failure) {

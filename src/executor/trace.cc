@@ -67,7 +67,7 @@ void RunTrace::Print() const {
     if (child.done[i] == 0) continue;
     const Stage stage = static_cast<Stage>(i);
     const char* who = stage == Stage::kExec ? "program" : "pid 1";
-    const char* what = stage == Stage::kSpawn  ? "program forked"
+    const char* what = stage == Stage::kSpawn  ? "program spawned (its execve done)"
                        : stage == Stage::kExec ? "execve"
                                                : StageName(stage);
     events[n++] = {child.done[i], who, what};
@@ -76,8 +76,10 @@ void RunTrace::Print() const {
   std::stable_sort(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(n),
                    [](const Event& a, const Event& b) { return a.at < b.at; });
   std::fprintf(stderr,
-               "agentbox: trace: when each step ended, in us since the supervisor started "
-               "(+us since the line before)\n");
+               "agentbox: trace: when each step ended, in us since the supervisor started at "
+               "CLOCK_MONOTONIC %lld.%09lld s (+us since the line before)\n",
+               static_cast<long long>(g_process_start / 1000000000),
+               static_cast<long long>(g_process_start % 1000000000));
   int64_t previous = events[0].at;
   for (size_t i = 0; i < n; ++i) {
     const Event& e = events[i];

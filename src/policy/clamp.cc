@@ -222,19 +222,26 @@ Result<Network> ClampNetwork(const std::optional<Network>& ceiling_net,
     out.resolve.assign(ceiling_pins->begin(), ceiling_pins->end());
     return out;
   }
-  // SEC-28: address ranges the proxy would otherwise refuse (loopback, private, ...): only
-  // those inside a range the operator allowed.
+  // SEC-28: address ranges the proxy would otherwise refuse (loopback, private, ...): the
+  // operator's apply to every request, as its pins do (an internal mirror it allowed by
+  // name, pin and range stays reachable to a request that names only the domain); a
+  // request adds only ranges inside the operator's.
+  std::set<std::string> cidrs;
+  if (ceiling.mode == NetworkMode::kProxy) {
+    for (const net::Cidr& c : *ceiling_cidrs) cidrs.insert(net::FormatCidr(c));
+  }
   for (const net::Cidr& c : *request_cidrs) {
     const bool covered = ceiling.mode == NetworkMode::kAllow ||
                          std::any_of(ceiling_cidrs->begin(), ceiling_cidrs->end(),
                                      [&](const net::Cidr& o) { return net::CidrCovers(o, c); });
     if (covered) {
-      out.allow_cidrs.push_back(net::FormatCidr(c));
+      cidrs.insert(net::FormatCidr(c));
     } else {
       decisions.push_back({DecisionKind::kDomain, net::FormatCidr(c), "allow", "none",
                            "not inside the operator's allowed address ranges"});
     }
   }
+  out.allow_cidrs.assign(cidrs.begin(), cidrs.end());
   // SEC-28: pins decide where an allowed name goes, so only the operator's own count; a pin
   // the operator did not make could send an allowed name to any public address.
   std::set<std::string> pins =

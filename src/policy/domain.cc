@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "net/address.h"
+
 namespace agentbox {
 namespace {
 
@@ -80,6 +82,16 @@ Result<DomainPattern> ParseDomainPattern(std::string_view text) {
   if (!name.empty() && name.back() == '.') name.pop_back();  // "example.com." is absolute form
   if (!IsValidHostName(name)) {
     return DomainError(text, "expected host, *.suffix, optionally followed by :port");
+  }
+  // An address is kept in the one spelling the proxy compares ("127.1" is 127.0.0.1), so
+  // a deny entry cannot be sidestepped by another spelling; a name cannot end in a number.
+  if (const auto address = net::ParseIpLiteral(name)) {
+    if (pattern.wildcard) return DomainError(text, "a wildcard applies to names, not addresses");
+    name = net::FormatIp(*address);
+  } else if (const size_t dot = name.rfind('.');
+             name.find_first_not_of("0123456789", dot == std::string::npos ? 0 : dot + 1) ==
+             std::string::npos) {
+    return DomainError(text, "neither a host name (its last label is a number) nor an address");
   }
   pattern.name = std::move(name);
   return pattern;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The client that test_proxy.py runs inside the sandbox (and, as the control, on the host).
 
-    python3 proxy_client.py '[["http", "http://web.test:8080/x"], ["socks", "web.test", 9000, "hi"]]'
+    python3 proxy_client.py '[["http", "http://web.test:8080/"], ["socks", "web.test", 9000, "hi"]]'
 
 Takes a JSON list of actions, runs them in order, prints a JSON list of results (one object
 each; {"error": ...} if the action raised). Standard library only: the sandbox has the
@@ -284,8 +284,9 @@ def bind_and_listen():
 
 
 ACTIONS = {"http": http, "raw_http": raw_http, "keepalive": keepalive, "flood": flood,
-           "connect": connect, "socks": socks, "socks_greeting": socks_greeting, "direct": direct, "udp": udp, "dns": dns,
-           "env": env, "tcp_listeners": tcp_listeners, "socket_fds": socket_fds,
+           "connect": connect, "socks": socks, "socks_greeting": socks_greeting,
+           "direct": direct, "udp": udp, "dns": dns, "env": env,
+           "tcp_listeners": tcp_listeners, "socket_fds": socket_fds,
            "bind_and_listen": bind_and_listen}
 
 

@@ -58,5 +58,18 @@ TEST(DomainTest, Covers) {
   EXPECT_TRUE(DomainCovers(D("pypi.org:8080"), D("pypi.org:8080")));
 }
 
+// SEC-26: an address entry has one spelling, the one the proxy compares against.
+TEST(DomainTest, AddressesAreCanonicalAndNumericNamesRefused) {
+  for (const char* spelling : {"127.1", "2130706433", "0x7f.0.0.1", "017700000001", "127.0.1"}) {
+    auto p = ParseDomainPattern(spelling);
+    ASSERT_TRUE(p.ok()) << spelling;
+    EXPECT_EQ(p->name, "127.0.0.1") << spelling;
+    EXPECT_TRUE(DomainMatches(*p, "127.0.0.1", 443)) << spelling;
+  }
+  EXPECT_FALSE(ParseDomainPattern("1.2.3.256").ok());
+  EXPECT_FALSE(ParseDomainPattern("*.1.2.3.4").ok());
+  EXPECT_TRUE(ParseDomainPattern("*.0.0.127.in-addr.arpa").ok());
+}
+
 }  // namespace
 }  // namespace agentbox
