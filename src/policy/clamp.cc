@@ -177,22 +177,24 @@ Result<Network> ClampNetwork(const std::optional<Network>& ceiling_net,
                              std::vector<Decision>& decisions) {
   const Network ceiling = ceiling_net.value_or(Network{});
   const Network request = request_net.value_or(Network{});  // unmentioned: blocked
-  auto ceiling_allow = ParseDomains(ceiling.allow_domains, "ceiling");
-  if (!ceiling_allow) return ceiling_allow.error();
-  auto ceiling_deny = ParseDomains(ceiling.deny_domains, "ceiling");
-  if (!ceiling_deny) return ceiling_deny.error();
+  // The request first: without --ceiling it is its own ceiling, and its errors should say
+  // "request".
   auto request_allow = ParseDomains(request.allow_domains, "request");
   if (!request_allow) return request_allow.error();
   auto request_deny = ParseDomains(request.deny_domains, "request");
   if (!request_deny) return request_deny.error();
-  auto ceiling_cidrs = ParseCidrs(ceiling.allow_cidrs, "ceiling");
-  if (!ceiling_cidrs) return ceiling_cidrs.error();
   auto request_cidrs = ParseCidrs(request.allow_cidrs, "request");
   if (!request_cidrs) return request_cidrs.error();
-  auto ceiling_pins = ParsePins(ceiling.resolve, "ceiling");
-  if (!ceiling_pins) return ceiling_pins.error();
   auto request_pins = ParsePins(request.resolve, "request");
   if (!request_pins) return request_pins.error();
+  auto ceiling_allow = ParseDomains(ceiling.allow_domains, "ceiling");
+  if (!ceiling_allow) return ceiling_allow.error();
+  auto ceiling_deny = ParseDomains(ceiling.deny_domains, "ceiling");
+  if (!ceiling_deny) return ceiling_deny.error();
+  auto ceiling_cidrs = ParseCidrs(ceiling.allow_cidrs, "ceiling");
+  if (!ceiling_cidrs) return ceiling_cidrs.error();
+  auto ceiling_pins = ParsePins(ceiling.resolve, "ceiling");
+  if (!ceiling_pins) return ceiling_pins.error();
 
   Network out;
   if (request.mode <= ceiling.mode && request.mode != NetworkMode::kProxy) {
