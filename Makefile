@@ -52,7 +52,7 @@ lint: deps-lint build
 # times a static-pie build.
 BENCH_FLAGS ?=
 bench: build deps-bench
-	@bench/compare $(BENCH_FLAGS)
+	@bench/compare --agentbox $(BUILD)/agentbox $(BENCH_FLAGS)
 
 install: build
 	install -D -m 0755 $(BUILD)/agentbox $(DESTDIR)$(PREFIX)/bin/agentbox

@@ -1,6 +1,7 @@
 #include "executor/trace.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -8,12 +9,15 @@
 #include <cstring>
 #include <ctime>
 #include <new>
+#include <string>
 
 namespace agentbox {
 namespace {
 
-// Time zero: this process's static initialisation, right after the dynamic loader.
-const int64_t g_process_start = MonotonicNanos();
+// Time zero: the first of this process's static initialisers, right after the dynamic
+// loader (priority 101 runs before the C++ library's and ours).
+int64_t g_process_start = 0;
+[[gnu::constructor(101)]] void RecordProcessStart() { g_process_start = MonotonicNanos(); }
 
 }  // namespace
 
@@ -75,18 +79,28 @@ void RunTrace::Print() const {
   if (child.program_ended != 0) events[n++] = {child.program_ended, "pid 1", "program reaped"};
   std::stable_sort(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(n),
                    [](const Event& a, const Event& b) { return a.at < b.at; });
-  std::fprintf(stderr,
-               "agentbox: trace: when each step ended, in us since the supervisor started at "
-               "CLOCK_MONOTONIC %lld.%09lld s (+us since the line before)\n",
-               static_cast<long long>(g_process_start / 1000000000),
-               static_cast<long long>(g_process_start % 1000000000));
+  // One write, so that printing does not stretch the run's end for whoever reads stderr.
+  std::string text;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "agentbox: trace: when each step ended, in us since the supervisor started at "
+                "CLOCK_MONOTONIC %lld.%09lld s (+us since the line before)\n",
+                static_cast<long long>(g_process_start / 1000000000),
+                static_cast<long long>(g_process_start % 1000000000));
+  text += line;
   int64_t previous = events[0].at;
   for (size_t i = 0; i < n; ++i) {
     const Event& e = events[i];
-    std::fprintf(stderr, "agentbox: trace: %9.1f (+%7.1f)  %-10s %s\n",
-                 static_cast<double>(e.at - g_process_start) / 1000.0,
-                 static_cast<double>(e.at - previous) / 1000.0, e.who, e.what);
+    std::snprintf(line, sizeof(line), "agentbox: trace: %9.1f (+%7.1f)  %-10s %s\n",
+                  static_cast<double>(e.at - g_process_start) / 1000.0,
+                  static_cast<double>(e.at - previous) / 1000.0, e.who, e.what);
+    text += line;
     previous = e.at;
+  }
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t w = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+    if (w <= 0) break;  // best effort
+    done += static_cast<size_t>(w);
   }
 }
 

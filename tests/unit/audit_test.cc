@@ -634,9 +634,10 @@ TEST(Digest, Sha256KnownAnswers) {
   EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(Sha256Hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmn"
-                      "opqklmnopqrlmnopqrsmnopqrstnopqrstu"),
-            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  EXPECT_EQ(
+      Sha256Hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmn"
+                "opqklmnopqrlmnopqrsmnopqrstnopqrstu"),
+      "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
   EXPECT_EQ(Sha256Hex(std::string(1000000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   // 55, 56 and 64 bytes: the length fits in the last block, just does not, one full block.
@@ -651,7 +652,8 @@ TEST(Digest, Sha256KnownAnswers) {
 TEST(Digest, Sha256StreamMatchesOneShotForEveryChunking) {
   std::string data;
   for (int i = 0; i < 300; ++i) data += static_cast<char>((i * 131 + 7) & 0xff);
-  for (const size_t len : std::initializer_list<size_t>{0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 300}) {
+  for (const size_t len :
+       std::initializer_list<size_t>{0, 1, 55, 56, 63, 64, 65, 127, 128, 129, 300}) {
     const std::string_view input(data.data(), len);
     const std::string expected = Sha256Hex(input);
     for (const size_t chunk : std::initializer_list<size_t>{1, 3, 63, 64, 65, 200}) {

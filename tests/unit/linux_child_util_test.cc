@@ -38,7 +38,7 @@ class ChildUtilTest : public ::testing::Test {
 TEST_F(ChildUtilTest, MakeDirsCreatesEveryMissingComponent) {
   EXPECT_EQ(child::MakeDirs((dir_ + "/a/b/c").c_str(), 0755), 0);
   EXPECT_TRUE(IsDir(dir_ + "/a/b/c"));
-  EXPECT_EQ(child::MakeDirs((dir_ + "/a/b/c").c_str(), 0755), 0);  // exists: fine
+  EXPECT_EQ(child::MakeDirs((dir_ + "/a/b/c").c_str(), 0755), 0);   // exists: fine
   EXPECT_EQ(child::MakeDirs((dir_ + "/a/b/d/").c_str(), 0755), 0);  // trailing slash
   EXPECT_TRUE(IsDir(dir_ + "/a/b/d"));
   EXPECT_EQ(child::MakeDirs((dir_ + "/a//e//f").c_str(), 0755), 0);  // doubled slashes
