@@ -310,8 +310,8 @@ void ServeViaUpstream(State& s, int client, const net::HttpRequestHead& head, st
   if (!head.is_connect && head.chunked) {
     r.allowed = false;
     r.reason = "a chunked request body cannot go through the configured upstream proxy";
+    s.Record(r);
     WriteAll(s, client, HttpRefusal(411, "Length Required", r));
-    s.Record(std::move(r));
     return;
   }
   UniqueFd server = OpenUpstream(s, r);
@@ -335,6 +335,9 @@ void ServeViaUpstream(State& s, int client, const net::HttpRequestHead& head, st
   Relay(s, client, server.get(), std::move(out), head.content_length - body_here);
 }
 
+// Each decision is recorded before the program gets its answer, so the report lists them in
+// the order the program saw them.
+//
 // SEC-29: the request is bytes from the sandbox; the parser is strict and bounded (16 KiB
 // head, smuggling shapes refused) and the origin gets a rebuilt head without Proxy-* or
 // hop-by-hop headers, its Host taken from the checked URL.
@@ -350,8 +353,8 @@ void ServeHttp(State& s, int client) {
   ConnectionRecord r{"http", {}, 0, false, {}, {}};
   if (parse.status == net::ParseStatus::kInvalid) {
     r.reason = "bad proxy request: " + parse.error;
+    s.Record(r);
     WriteAll(s, client, HttpRefusal(400, "Bad Request", r));
-    s.Record(std::move(r));
     return;
   }
   const net::HttpRequestHead& head = parse.head;
@@ -360,8 +363,8 @@ void ServeHttp(State& s, int client) {
   r.port = head.port;
   r.reason = CheckDestination(s.rules, r.host, r.port);
   if (!r.reason.empty()) {
+    s.Record(r);
     WriteAll(s, client, HttpRefusal(403, "Forbidden", r));
-    s.Record(std::move(r));
     return;
   }
   r.allowed = true;
@@ -395,11 +398,11 @@ void ServeSocks(State& s, int client) {
   }
   ConnectionRecord r{"socks5", {}, 0, false, {}, {}};
   if (greeting.status == net::ParseStatus::kInvalid || !greeting.no_auth_offered) {
-    if (greeting.status == net::ParseStatus::kDone) WriteAll(s, client, std::string("\x05\xff", 2));
     r.reason = greeting.status == net::ParseStatus::kInvalid
                    ? "bad SOCKS5 greeting"
                    : "the client offers no SOCKS5 method without authentication";
     s.Record(std::move(r));
+    if (greeting.status == net::ParseStatus::kDone) WriteAll(s, client, std::string("\x05\xff", 2));
     return;
   }
   if (!WriteAll(s, client, std::string("\x05\x00", 2))) return;
@@ -409,17 +412,17 @@ void ServeSocks(State& s, int client) {
     if (!ReadMore(s, client, buf, deadline)) return;
   }
   if (request.status == net::ParseStatus::kInvalid) {
-    WriteAll(s, client, net::Socks5Reply(request.reply_code));
     r.reason = "bad SOCKS5 request: " + request.error;
     s.Record(std::move(r));
+    WriteAll(s, client, net::Socks5Reply(request.reply_code));
     return;
   }
   r.host = request.host;
   r.port = request.port;
   r.reason = CheckDestination(s.rules, r.host, r.port);
   if (!r.reason.empty()) {
-    WriteAll(s, client, net::Socks5Reply(0x02));  // connection not allowed by ruleset
     s.Record(std::move(r));
+    WriteAll(s, client, net::Socks5Reply(0x02));  // connection not allowed by ruleset
     return;
   }
   r.allowed = true;
