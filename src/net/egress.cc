@@ -39,15 +39,9 @@ Result<EgressRules> EgressRulesFor(const Network& network, std::string upstream)
     rules.allow_cidrs.push_back(*cidr);
   }
   for (const std::string& pin : network.resolve) {
-    const size_t eq = pin.find('=');
-    auto name = net::NormalizeHost(std::string_view(pin).substr(0, eq));
-    const auto address = eq == std::string::npos
-                             ? std::nullopt
-                             : net::ParseIpLiteral(std::string_view(pin).substr(eq + 1));
-    if (!name || !address) {
-      return MakeError(ErrorCode::kPolicy, "resolve entry \"" + pin + "\" is not NAME=ADDRESS");
-    }
-    rules.pins[*name] = *address;
+    auto parsed = net::ParseResolvePin(pin);
+    if (!parsed) return parsed.error();
+    rules.pins[parsed->name] = parsed->address;
   }
   if (!rules.upstream.empty()) {
     const size_t colon = rules.upstream.rfind(':');

@@ -536,4 +536,18 @@ std::string Socks5Reply(uint8_t code) {
   return reply;
 }
 
+Result<ResolvePin> ParseResolvePin(std::string_view pin) {
+  const size_t eq = pin.find('=');
+  auto name = NormalizeHost(pin.substr(0, eq));
+  const auto address =
+      eq == std::string_view::npos ? std::nullopt : ParseIpLiteral(pin.substr(eq + 1));
+  if (!name || !address || ParseIpLiteral(*name)) {
+    std::string context = "resolve entry \"";
+    context += pin;
+    context += "\" is not NAME=ADDRESS (a host name and an IPv4 or IPv6 address)";
+    return MakeError(ErrorCode::kPolicy, std::move(context));
+  }
+  return ResolvePin{std::move(*name), *address};
+}
+
 }  // namespace agentbox::net

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "net/address.h"
 
 namespace agentbox::net {
 
@@ -44,6 +45,14 @@ inline constexpr size_t kMaxHttpHeaders = 100;
 // Non-ASCII is refused: the agent must send the IDNA A-label (xn--...). The error names the
 // problem, not the (untrusted) host.
 [[nodiscard]] Result<std::string> NormalizeHost(std::string_view host);
+
+// A resolve pin, "NAME=ADDRESS" (as curl's --resolve): the name normalized (not itself an
+// address), the address in any spelling ParseIpLiteral takes. Errors: kPolicy.
+struct ResolvePin {
+  std::string name;
+  IpAddress address;
+};
+[[nodiscard]] Result<ResolvePin> ParseResolvePin(std::string_view pin);
 
 // The request head of a client that talks to agentbox as its HTTP proxy.
 struct HttpRequestHead {

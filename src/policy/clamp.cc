@@ -155,17 +155,9 @@ Result<std::set<std::string>> ParsePins(const std::vector<std::string>& pins,
                                         std::string_view who) {
   std::set<std::string> out;
   for (const std::string& pin : pins) {
-    const size_t eq = pin.find('=');
-    auto name = net::NormalizeHost(std::string_view(pin).substr(0, eq));
-    const auto address = eq == std::string::npos
-                             ? std::nullopt
-                             : net::ParseIpLiteral(std::string_view(pin).substr(eq + 1));
-    if (!name || !address || net::ParseIpLiteral(*name)) {
-      return MakeError(ErrorCode::kPolicy,
-                       std::string(who) + ": resolve entry \"" + pin +
-                           "\" is not NAME=ADDRESS (a host name and an IPv4 or IPv6 address)");
-    }
-    out.insert(*name + "=" + net::FormatIp(*address));
+    auto parsed = net::ParseResolvePin(pin);
+    if (!parsed) return MakeError(ErrorCode::kPolicy, Prefixed(who, parsed.error()));
+    out.insert(parsed->name + "=" + net::FormatIp(parsed->address));
   }
   return out;
 }
