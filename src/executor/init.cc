@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -237,14 +238,72 @@ int Hostname(const ChildContext& ctx, int& /*detail*/) {
   return ::sethostname(name.data(), name.size()) == 0 ? 0 : errno;
 }
 
-int Loopback(const ChildContext& ctx, int& /*detail*/) {
+// The network namespace's helper (SEC-31), as pid 1 sees it. pid 1 is a process of its own
+// (no CLONE_VM), so this is pid 1's copy alone.
+struct NetworkHelper {
+  pid_t pid = -1;
+  int channel = -1;  // the helper's result and namespace fd arrive here
+};
+NetworkHelper g_network_helper;
+
+// The helper: makes the namespace, brings lo up, opens the bridge listeners in it, and sends
+// pid 1 an fd for the namespace (or the errno that stopped it); then it is done.
+[[noreturn]] void NetworkHelperMain(const ChildContext& ctx, int channel) {
+  int err = ::unshare(CLONE_NEWNET) == 0 ? 0 : errno;
+  if (err == 0) err = BringUpLoopbackInChild();
+  if (err == 0 && ctx.bridge_fd >= 0) {
+    // SEC-30: the bridge listeners exist before the program does (it cannot take their
+    // ports) and go straight to the supervisor: the program never holds them.
+    const uint16_t ports[] = {kBridgeHttpPort, kBridgeSocksPort};
+    err = HandOverListenersInChild(ctx.bridge_fd, ports, 2);
+  }
+  ::_exit(SendOwnNetnsInChild(channel, err) == 0 ? 0 : 1);
+}
+
+int NetworkStart(const ChildContext& ctx, int& /*detail*/) {
   if (!ctx.plan->new_network_namespace) return 0;
-  if (const int err = BringUpLoopbackInChild(); err != 0) return err;
-  if (ctx.bridge_fd < 0) return 0;
-  // SEC-30: the bridge listeners exist before the program does (it cannot take their
-  // ports), and leave pid 1 at once: the program never holds them, the proxy accepts on them.
-  const uint16_t ports[] = {kBridgeHttpPort, kBridgeSocksPort};
-  return HandOverListenersInChild(ctx.bridge_fd, ports, 2);
+  // SEC-31: creating a network namespace is the costliest step of a start (the kernel sets
+  // up loopback, sysctls, IPv6), so a helper in pid 1's user namespace does it on another
+  // CPU while pid 1 builds the view. A copy of pid 1, not a thread: nothing is shared.
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return errno;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(sv[0]);
+    NetworkHelperMain(ctx, sv[1]);
+  }
+  const int err = errno;
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    return err;
+  }
+  g_network_helper = {pid, sv[0]};
+  return 0;
+}
+
+int NetworkJoin(const ChildContext& ctx, int& /*detail*/) {
+  if (!ctx.plan->new_network_namespace) return 0;
+  int netns = -1;
+  if (const int err = ReceiveNetnsInChild(g_network_helper.channel, &netns); err != 0) {
+    return err;
+  }
+  ::close(g_network_helper.channel);
+  // SEC-31: pid 1 (and so the program) leaves the host's network namespace here, before
+  // any capability is dropped: a run never starts in the host's namespace.
+  const int err = ::setns(netns, CLONE_NEWNET) == 0 ? 0 : errno;
+  ::close(netns);
+  if (ctx.bridge_fd >= 0) ::close(ctx.bridge_fd);  // the helper handed the listeners over
+  return err;
+}
+
+// SEC-31: the helper is gone before the program exists (it exits after sending; this waits).
+int ReapNetworkHelper() {
+  if (g_network_helper.pid < 0) return 0;
+  while (::waitpid(g_network_helper.pid, nullptr, 0) < 0) {
+    if (errno != EINTR) return errno;
+  }
+  return 0;
 }
 
 int Rlimits(const ChildContext& ctx, int& /*detail*/) { return ApplyRlimitsInChild(*ctx.rlimits); }
@@ -302,10 +361,11 @@ constexpr StageStep kStages[] = {
     {Stage::kCloseFds, CloseFds},
     {Stage::kIdMaps, IdMaps},
     {Stage::kScrubMemory, ScrubMemory},
+    {Stage::kNetworkStart, NetworkStart},
     {Stage::kMounts, Mounts},
     {Stage::kChdir, Chdir},
     {Stage::kHostname, Hostname},
-    {Stage::kLoopback, Loopback},
+    {Stage::kNetworkJoin, NetworkJoin},
     {Stage::kRlimits, Rlimits},
     {Stage::kWaitForParent, WaitForParent},
     {Stage::kCapabilities, Capabilities},
@@ -323,6 +383,7 @@ constexpr StageStep kStages[] = {
     if (const int err = step.run(ctx, detail); err != 0) Fail(ctx, step.stage, err, detail);
     StampStage(ctx, step.stage);
   }
+  if (const int err = ReapNetworkHelper(); err != 0) Fail(ctx, Stage::kSpawn, err);
   // As posix_spawn does: the program's process shares pid 1's memory (CLONE_VM, on a stack of
   // its own) and pid 1 waits until it has called execve (CLONE_VFORK), so pid 1's address
   // space, a copy of the supervisor's, is not copied again and torn down at exec. The child
@@ -356,8 +417,10 @@ const char* StageName(Stage stage) {
       return "chdir";
     case Stage::kHostname:
       return "hostname";
-    case Stage::kLoopback:
-      return "loopback";
+    case Stage::kNetworkStart:
+      return "network-start";
+    case Stage::kNetworkJoin:
+      return "network-join";
     case Stage::kRlimits:
       return "rlimits";
     case Stage::kWaitForParent:

@@ -16,16 +16,17 @@
 namespace agentbox {
 
 enum class Stage : int32_t {
-  kCgroup,       // SEC-9: on cgroup v1, pid 1 moves itself into the run cgroups, first
-  kLifeline,     // die with the supervisor
-  kStdio,        // the program's stdin/stdout/stderr onto 0, 1, 2
-  kCloseFds,     // SEC-14: nothing but 0, 1, 2 and our pipes crosses
-  kIdMaps,       // uid/gid mapped to themselves
-  kScrubMemory,  // SEC-13: the caller's argv and environment wiped from pid 1
-  kMounts,       // the view, pivot_root
+  kCgroup,        // SEC-9: on cgroup v1, pid 1 moves itself into the run cgroups, first
+  kLifeline,      // die with the supervisor
+  kStdio,         // the program's stdin/stdout/stderr onto 0, 1, 2
+  kCloseFds,      // SEC-14: nothing but 0, 1, 2 and our pipes crosses
+  kIdMaps,        // uid/gid mapped to themselves
+  kScrubMemory,   // SEC-13: the caller's argv and environment wiped from pid 1
+  kNetworkStart,  // SEC-31: a helper starts making the network namespace, alongside kMounts
+  kMounts,        // the view, pivot_root
   kChdir,
   kHostname,
-  kLoopback,
+  kNetworkJoin,  // SEC-31: pid 1 enters the helper's network namespace
   kRlimits,
   kWaitForParent,  // the supervisor is ready (its egress proxy, if any, has started)
   kCapabilities,   // SEC-10

@@ -213,6 +213,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   std::optional<RunCgroup> cgroup;
   std::string cgroup_problem;  // why the run has no cgroup, for the refusal below
   const CgroupSupport& support = CachedCgroupSupport();
+  trace.Mark("cgroup support detected");
   if (support.version != CgroupVersion::kNone) {
     auto created = RunCgroup::Create(support, plan.limits);
     if (created) {
@@ -317,7 +318,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   uapi::CloneArgs args{};
   args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                CLONE_NEWCGROUP | uapi::kClonePidfd;
-  if (plan.new_network_namespace) args.flags |= CLONE_NEWNET;
+  // No CLONE_NEWNET: pid 1 has a helper make the network namespace alongside the view (SEC-31).
   if (cgroup && cgroup->version() == CgroupVersion::kV2) {
     args.flags |= uapi::kCloneIntoCgroup;  // SEC-9: limits apply from the first instruction
     args.cgroup = static_cast<uint64_t>(cgroup->v2_dir_fd());

@@ -17,4 +17,12 @@ namespace agentbox {
 [[nodiscard]] int HandOverListenersInChild(int channel_fd, const uint16_t* ports,
                                            int count) noexcept;
 
+// Child only: sends `err` over the unix socket channel_fd and, if err is 0, an fd for the
+// caller's own network namespace with it (SIOCGSKNS: no /proc needed). Returns 0 or errno.
+[[nodiscard]] int SendOwnNetnsInChild(int channel_fd, int err) noexcept;
+
+// Child only: receives what SendOwnNetnsInChild sent. Returns 0 and sets *netns_fd, the
+// sender's errno, or this side's errno (ECHILD: the sender closed without a word).
+[[nodiscard]] int ReceiveNetnsInChild(int channel_fd, int* netns_fd) noexcept;
+
 }  // namespace agentbox
