@@ -23,6 +23,7 @@
 #include "linux/mount.h"
 #include "linux/netns.h"
 #include "linux/seccomp.h"
+#include "linux/uapi/clone3.h"
 #include "linux/userns.h"
 
 namespace agentbox {
@@ -146,8 +147,23 @@ __attribute__((no_sanitize_address)) int StartProgramEntry(void* ctx) {
   StartProgram(*static_cast<const ChildContext*>(ctx));
 }
 
+// SEC-15: the program has ended, and so does everything it started, before the supervisor
+// hears of it: every other process of this pid namespace is killed (a fork racing the kill
+// fails: its parent has SIGKILL pending) and reaped (orphans are pid 1's children), so when
+// the report arrives the sandbox is empty. Then pid 1 leaves the run cgroups, so they can be
+// removed at once: the kernel's teardown of pid 1 and its namespaces need not be waited for.
+// Returns 0 if pid 1 left them (or had none to leave), else the errno.
+int EmptySandbox(const ChildContext& ctx) {
+  ::kill(-1, SIGKILL);
+  while (::waitpid(-1, nullptr, __WALL) > 0 || errno == EINTR) {
+  }
+  const int left = AttachSelfInChild(ctx.cgroup_leave_fds, std::size(ctx.cgroup_leave_fds));
+  for (const int fd : {0, 1, 2}) ::close(fd);  // the last writers of the program's output
+  return left;
+}
+
 // Reaps orphans, forwards signals to the program's process group, and reports the
-// program's end. Exiting as pid 1 makes the kernel kill everything left in the sandbox.
+// program's end once the sandbox is empty (EmptySandbox).
 [[noreturn]] void Supervise(const ChildContext& ctx, pid_t program) {
   const sigset_t set = ForwardedSignals();
   while (true) {
@@ -162,10 +178,11 @@ __attribute__((no_sanitize_address)) int StartProgramEntry(void* ctx) {
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
       if (pid != program) continue;
       if (ctx.stage_times != nullptr) ctx.stage_times->program_ended = MonotonicNanos();
+      const int left = EmptySandbox(ctx);
       if (WIFSIGNALED(status)) {
-        Report(ctx, {ChildReport::kSignaled, 0, 0, -1, WTERMSIG(status)});
+        Report(ctx, {ChildReport::kSignaled, 0, 0, left, WTERMSIG(status)});
       } else {
-        Report(ctx, {ChildReport::kExited, 0, 0, -1, WEXITSTATUS(status)});
+        Report(ctx, {ChildReport::kExited, 0, 0, left, WEXITSTATUS(status)});
       }
       ::_exit(0);
     }
@@ -202,7 +219,8 @@ int Stdio(const ChildContext& ctx, int& /*detail*/) {
 int CloseFds(const ChildContext& ctx, int& /*detail*/) {
   // SEC-14: only 0, 1 and 2 reach the program; our own pipes are CLOEXEC and the ruleset
   // fd is closed after use.
-  const int keep[] = {ctx.status_fd, ctx.lifeline_fd, ctx.ruleset_fd, ctx.bridge_fd};
+  const int keep[] = {ctx.status_fd, ctx.lifeline_fd,         ctx.ruleset_fd,
+                      ctx.bridge_fd, ctx.cgroup_leave_fds[0], ctx.cgroup_leave_fds[1]};
   return CloseAllExcept(keep, std::size(keep));
 }
 
@@ -267,7 +285,11 @@ int NetworkStart(const ChildContext& ctx, int& /*detail*/) {
   // CPU while pid 1 builds the view. A copy of pid 1, not a thread: nothing is shared.
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return errno;
-  const pid_t pid = ::fork();
+  // The raw syscall, not fork(): glibc's fork takes locks (malloc's, stdio's) that another
+  // thread of the supervisor may have held when pid 1 was cloned from it.
+  uapi::CloneArgs args{};
+  args.exit_signal = SIGCHLD;
+  const long pid = uapi::Clone3(&args);
   if (pid == 0) {
     ::close(sv[0]);
     NetworkHelperMain(ctx, sv[1]);
@@ -278,7 +300,7 @@ int NetworkStart(const ChildContext& ctx, int& /*detail*/) {
     ::close(sv[0]);
     return err;
   }
-  g_network_helper = {pid, sv[0]};
+  g_network_helper = {static_cast<pid_t>(pid), sv[0]};
   return 0;
 }
 

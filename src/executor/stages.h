@@ -46,7 +46,8 @@ struct ChildReport {
   int32_t type = 0;
   int32_t stage = 0;
   int32_t err = 0;
-  int32_t detail = -1;  // mount op index for kMounts
+  int32_t detail = -1;  // kMounts: the mount op index; kExited/kSignaled: 0 once pid 1 has
+                        // left the run cgroups (or had none), else the errno
   int32_t value = 0;    // exit code or signal
 };
 
@@ -74,6 +75,7 @@ struct ChildContext {
   char* scrub_begin;
   char* scrub_end;
   int cgroup_tasks_fds[2];  // v1: the run cgroups' `tasks` files (-1: none); pid 1 closes them
+  int cgroup_leave_fds[2];  // v1: their parents' `tasks` files, for pid 1 to leave by (-1: none)
   StageTimes* stage_times;  // null unless AGENTBOX_TRACE_TIMINGS; shared with the supervisor
 };
 

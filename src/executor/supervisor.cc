@@ -13,7 +13,9 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include "base/fd.h"
 #include "base/log.h"
@@ -93,6 +95,21 @@ const Result<SeccompProgram>& CachedSeccomp() {
   // Compiled at build time: the same filter as BuildSeccompProgram({}) (linux/seccomp.h).
   static const Result<SeccompProgram> program = EmbeddedSeccompProgram();
   return program;
+}
+
+// pid 1 processes that reported their sandbox empty but had not finished exiting when their
+// run returned: reaped by a later run's ReapLater, or by the kernel when this process ends.
+void ReapLater(UniqueFd pidfd) {
+  static std::mutex mutex;
+  static std::vector<UniqueFd> exiting;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (pidfd) exiting.push_back(std::move(pidfd));
+  std::erase_if(exiting, [](const UniqueFd& fd) {
+    siginfo_t info{};
+    return ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(fd.get()), &info,
+                    WEXITED | WNOHANG) != 0 ||
+           info.si_pid != 0;
+  });
 }
 
 const CgroupSupport& CachedCgroupSupport() {
@@ -275,12 +292,17 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
 
   // SEC-9, cgroup v1: pid 1 moves itself into the run cgroups with these, as its first stage.
   std::vector<UniqueFd> tasks_fds;
+  std::vector<UniqueFd> leave_fds;  // pid 1 leaves by these once the sandbox is empty
   if (cgroup && cgroup->version() == CgroupVersion::kV1) {
     auto opened = cgroup->OpenTasksFiles();
     if (!opened) return opened.error();
     tasks_fds = std::move(*opened);
+    auto parents = cgroup->OpenParentTasksFiles();
+    if (!parents) return parents.error();
+    leave_fds = std::move(*parents);
   }
   auto tasks_fd = [&](size_t i) { return i < tasks_fds.size() ? tasks_fds[i].get() : -1; };
+  auto leave_fd = [&](size_t i) { return i < leave_fds.size() ? leave_fds[i].get() : -1; };
 
   std::vector<char*> argv = PointerArray(plan.argv);
   std::vector<char*> envp = PointerArray(plan.env);
@@ -300,6 +322,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
                          g_scrub_begin,
                          g_scrub_end,
                          {tasks_fd(0), tasks_fd(1)},
+                         {leave_fd(0), leave_fd(1)},
                          trace.child_slots()};
 
   sigset_t forwarded;
@@ -352,6 +375,7 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   if (err_pipe) err_pipe->write.Reset();
 
   tasks_fds.clear();
+  leave_fds.clear();
 
   auto kill_sandbox = [&] { uapi::PidfdSendSignal(pidfd, SIGKILL); };
   // Release pid 1. If it already failed a stage and exited, this write fails (EPIPE; the
@@ -375,18 +399,43 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   if (err_pipe) ::fcntl(err_pipe->read.get(), F_SETFL, O_NONBLOCK);
   bool out_open = out_pipe.has_value();
   bool err_open = err_pipe.has_value();
+  // pid 1's reports: a setup or exec failure, then the program's end once the sandbox is empty.
+  ::fcntl(status->read.get(), F_SETFL, O_NONBLOCK);
+  bool status_open = true;
+  std::optional<ChildReport> setup_failure;
+  std::optional<ChildReport> exec_failure;
+  std::optional<ChildReport> ending;
+  auto read_reports = [&] {
+    ChildReport report{};
+    while (::read(status->read.get(), &report, sizeof(report)) == sizeof(report)) {
+      switch (report.type) {
+        case ChildReport::kSetupFailed:
+          setup_failure = report;
+          break;
+        case ChildReport::kExecFailed:
+          exec_failure = report;
+          break;
+        default:
+          ending = report;
+          break;
+      }
+    }
+  };
   bool timed_out = false;
   bool cancelled = false;
   const auto deadline = start + std::chrono::milliseconds(plan.timeout_ms);
   const auto progress_every = std::chrono::milliseconds(options.progress_interval_ms);
   auto next_progress = start + progress_every;
 
-  // SEC-15: the run ends when pid 1 is reaped: its exit makes the kernel kill every other
-  // process of the sandbox first, so nothing the sandbox started outlives the call.
+  // SEC-15: the run ends when pid 1 reports the sandbox empty (every other process killed and
+  // reaped, the run cgroups left) or when pid 1 itself is gone (its exit makes the kernel
+  // kill every other process of the sandbox first): nothing the sandbox started outlives it.
   while (true) {
-    pollfd fds[5];
+    pollfd fds[6];
     nfds_t n = 0;
     fds[n++] = {pidfd, POLLIN, 0};
+    const nfds_t status_index = n;
+    if (status_open) fds[n++] = {status->read.get(), POLLIN, 0};
     const nfds_t out_index = n;
     if (out_open) fds[n++] = {out_pipe->read.get(), POLLIN, 0};
     const nfds_t err_index = n;
@@ -434,39 +483,38 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
       cancelled = true;
       kill_sandbox();
     }
+    if (status_open && fds[status_index].revents != 0) {
+      read_reports();
+      if (ending) break;
+      // Hung up without an ending: pid 1 is gone or going; the pidfd says when.
+      if ((fds[status_index].revents & POLLIN) == 0) status_open = false;
+    }
     if (fds[0].revents != 0) break;
   }
-  trace.Mark("pid 1 exited");
+  read_reports();
+  // Reported empty and out of the run cgroups: pid 1's own exit (the kernel tearing down its
+  // namespaces) is not waited for. Otherwise (killed, a setup failure, could not leave the
+  // cgroups) the run ends when pid 1 is reaped.
+  const bool sandbox_empty = ending && ending->detail == 0 && !timed_out && !cancelled;
   siginfo_t info{};
-  ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info, WEXITED);
-  trace.Mark("pid 1 reaped");
+  if (sandbox_empty) {
+    trace.Mark("sandbox empty (pid 1 reported)");
+    ReapLater(std::move(pidfd_owner));
+  } else {
+    ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(pidfd), &info, WEXITED);
+    read_reports();
+    trace.Mark("pid 1 reaped");
+  }
   result.duration_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                  std::chrono::steady_clock::now() - start)
                                                  .count());
-  // Every writer is gone now; take what is left.
+  // Every writer is gone now (pid 1 closes its copies before reporting); take what is left.
   if (out_open) ::fcntl(out_pipe->read.get(), F_SETFL, 0), Drain(out_pipe->read.get(), out_capture);
   if (err_open) ::fcntl(err_pipe->read.get(), F_SETFL, 0), Drain(err_pipe->read.get(), err_capture);
   result.out = out_capture.Finish();
   result.err = err_capture.Finish();
 
-  ChildReport report{};
-  std::optional<ChildReport> setup_failure;
-  std::optional<ChildReport> exec_failure;
-  std::optional<ChildReport> ending;
-  while (::read(status->read.get(), &report, sizeof(report)) == sizeof(report)) {
-    switch (report.type) {
-      case ChildReport::kSetupFailed:
-        setup_failure = report;
-        break;
-      case ChildReport::kExecFailed:
-        exec_failure = report;
-        break;
-      default:
-        ending = report;
-        break;
-    }
-  }
-  trace.Mark("output and reports read");
+  trace.Mark("output read");
   if (cgroup) {
     cgroup->Destroy();
     trace.Mark("cgroup removed");

@@ -418,16 +418,30 @@ Status RunCgroup::Attach(pid_t pid) {
   return {};
 }
 
-Result<std::vector<UniqueFd>> RunCgroup::OpenTasksFiles() const {
+namespace {
+
+// v1: `<dir>/tasks` (or its parent's) for each run directory, opened for writing.
+Result<std::vector<UniqueFd>> OpenTasks(const std::vector<std::string>& dirs, bool parent) {
   std::vector<UniqueFd> fds;
-  if (version_ != CgroupVersion::kV1) return fds;
-  for (const std::string& dir : dirs_) {
-    const std::string path = dir + "/tasks";
+  for (const std::string& dir : dirs) {
+    const std::string path = (parent ? dir.substr(0, dir.rfind('/')) : dir) + "/tasks";
     UniqueFd fd(open(path.c_str(), O_WRONLY | O_CLOEXEC));
     if (!fd) return ErrnoError(ErrorCode::kSetup, "open", path);
     fds.push_back(std::move(fd));
   }
   return fds;
+}
+
+}  // namespace
+
+Result<std::vector<UniqueFd>> RunCgroup::OpenTasksFiles() const {
+  if (version_ != CgroupVersion::kV1) return std::vector<UniqueFd>{};
+  return OpenTasks(dirs_, /*parent=*/false);
+}
+
+Result<std::vector<UniqueFd>> RunCgroup::OpenParentTasksFiles() const {
+  if (version_ != CgroupVersion::kV1) return std::vector<UniqueFd>{};
+  return OpenTasks(dirs_, /*parent=*/true);
 }
 
 int AttachSelfInChild(const int* tasks_fds, size_t count) noexcept {

@@ -79,6 +79,12 @@ class RunCgroup {
   // clone, is what grants it. Empty on v2 (CLONE_INTO_CGROUP) or after Destroy().
   [[nodiscard]] Result<std::vector<UniqueFd>> OpenTasksFiles() const;
 
+  // v1: the `tasks` file of each run directory's parent (the agentbox/ directory), in the
+  // same order. Once the sandbox is empty its pid 1 moves itself there with
+  // AttachSelfInChild, so Destroy() can remove the run directories without waiting for
+  // pid 1's own exit (the kernel's teardown of its namespaces). Empty on v2.
+  [[nodiscard]] Result<std::vector<UniqueFd>> OpenParentTasksFiles() const;
+
   // v2: an O_DIRECTORY fd of the run cgroup, owned by this object, for clone3
   // CLONE_INTO_CGROUP. -1 on v1 or after Destroy().
   [[nodiscard]] int v2_dir_fd() const { return dir_fd_.get(); }
