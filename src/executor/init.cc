@@ -23,7 +23,6 @@
 #include "linux/mount.h"
 #include "linux/netns.h"
 #include "linux/seccomp.h"
-#include "linux/uapi/clone3.h"
 #include "linux/userns.h"
 
 namespace agentbox {
@@ -264,9 +263,16 @@ struct NetworkHelper {
 };
 NetworkHelper g_network_helper;
 
+struct NetworkHelperArgs {
+  const ChildContext* ctx;
+  int channel;
+};
+
 // The helper: makes the namespace, brings lo up, opens the bridge listeners in it, and sends
-// pid 1 an fd for the namespace (or the errno that stopped it); then it is done.
-[[noreturn]] void NetworkHelperMain(const ChildContext& ctx, int channel) {
+// pid 1 an fd for the namespace (or the errno that stopped it); then it is done. It runs on
+// a stack of its own in pid 1's memory (see NetworkStart): not instrumented, as StartProgram.
+[[noreturn]] __attribute__((no_sanitize_address)) void NetworkHelperMain(const ChildContext& ctx,
+                                                                         int channel) {
   int err = ::unshare(CLONE_NEWNET) == 0 ? 0 : errno;
   if (err == 0) err = BringUpLoopbackInChild();
   if (err == 0 && ctx.bridge_fd >= 0) {
@@ -278,29 +284,33 @@ NetworkHelper g_network_helper;
   ::_exit(SendOwnNetnsInChild(channel, err) == 0 ? 0 : 1);
 }
 
+__attribute__((no_sanitize_address)) int NetworkHelperEntry(void* arg) {
+  const auto* args = static_cast<const NetworkHelperArgs*>(arg);
+  NetworkHelperMain(*args->ctx, args->channel);
+}
+
 int NetworkStart(const ChildContext& ctx, int& /*detail*/) {
   if (!ctx.plan->new_network_namespace) return 0;
   // SEC-31: creating a network namespace is the costliest step of a start (the kernel sets
   // up loopback, sysctls, IPv6), so a helper in pid 1's user namespace does it on another
-  // CPU while pid 1 builds the view. A copy of pid 1, not a thread: nothing is shared.
+  // CPU while pid 1 builds the view. It shares pid 1's memory (CLONE_VM: nothing to copy)
+  // but not its fd table, and touches no memory but its own stack. errno is shared too: each
+  // side reads it only right after a call of its own failed, and a failure of either fails
+  // the run, so at worst a failed run names the wrong errno.
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return errno;
-  // The raw syscall, not fork(): glibc's fork takes locks (malloc's, stdio's) that another
-  // thread of the supervisor may have held when pid 1 was cloned from it.
-  uapi::CloneArgs args{};
-  args.exit_signal = SIGCHLD;
-  const long pid = uapi::Clone3(&args);
-  if (pid == 0) {
-    ::close(sv[0]);
-    NetworkHelperMain(ctx, sv[1]);
-  }
+  alignas(16) static char helper_stack[64 * 1024];
+  static NetworkHelperArgs args;
+  args = {&ctx, sv[1]};
+  const int pid =
+      ::clone(NetworkHelperEntry, helper_stack + sizeof(helper_stack), CLONE_VM | SIGCHLD, &args);
   const int err = errno;
   ::close(sv[1]);
   if (pid < 0) {
     ::close(sv[0]);
     return err;
   }
-  g_network_helper = {static_cast<pid_t>(pid), sv[0]};
+  g_network_helper = {pid, sv[0]};
   return 0;
 }
 

@@ -494,8 +494,11 @@ Result<RunResult> RunSandbox(SandboxPlan& plan, const RunOptions& options) {
   read_reports();
   // Reported empty and out of the run cgroups: pid 1's own exit (the kernel tearing down its
   // namespaces) is not waited for. Otherwise (killed, a setup failure, could not leave the
-  // cgroups) the run ends when pid 1 is reaped.
-  const bool sandbox_empty = ending && ending->detail == 0 && !timed_out && !cancelled;
+  // cgroups, or a v2 cgroup, which it has no cheap way to leave) the run ends when pid 1 is
+  // reaped.
+  const bool pid1_can_leave = !cgroup || cgroup->version() == CgroupVersion::kV1;
+  const bool sandbox_empty =
+      pid1_can_leave && ending && ending->detail == 0 && !timed_out && !cancelled;
   siginfo_t info{};
   if (sandbox_empty) {
     trace.Mark("sandbox empty (pid 1 reported)");
