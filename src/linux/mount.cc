@@ -60,31 +60,41 @@ int MakeMountPoint(const MountOp& op, const char* target) {
   return op.directory ? child::MakeDirs(target, 0755) : child::MakeFile(target);
 }
 
+// SEC-5: a bind is a clone of the fd opened without following any symlink (open_tree on
+// the fd itself), so a path swapped for a link after the plan was checked cannot redirect
+// it. Its flags are set while it is still detached, then it is attached at `target`.
+int BindFd(int source_fd, const char* target, bool recursive, uint64_t attrs) {
+  const unsigned rec = recursive ? uapi::kAtRecursive : 0;
+  const int tree = uapi::OpenTree(
+      source_fd, "", uapi::kOpenTreeClone | uapi::kOpenTreeCloexec | uapi::kAtEmptyPath | rec);
+  if (tree < 0) return errno;
+  uapi::MountAttr attr{attrs, 0, 0, 0};
+  int err = 0;
+  if (uapi::MountSetattr(tree, "", uapi::kAtEmptyPath | rec, &attr) != 0 ||
+      uapi::MoveMount(tree, "", AT_FDCWD, target, uapi::kMoveMountFEmptyPath) != 0) {
+    err = errno;
+  }
+  ::close(tree);
+  return err;
+}
+
 int Perform(const MountOp& op, int source_fd, const char* target) {
   constexpr unsigned long kNoSuidDev = MS_NOSUID | MS_NODEV;
-  child::PathBuf source;
-  if (source_fd >= 0) {
-    // SEC-5: binds come from fds opened without following any symlink, so a path swapped
-    // for a link after the plan was checked cannot redirect the mount.
-    if (!source.Append("/proc/self/fd/") || !source.AppendNumber(source_fd)) return ENAMETOOLONG;
-  }
+  if (NeedsSource(op.kind) && source_fd < 0) return EBADF;
   if (const int err = MakeMountPoint(op, target); err != 0) return err;
   switch (op.kind) {
     case MountKind::kBindReadOnly:
     case MountKind::kBindReadWrite:
     case MountKind::kMaskFile: {
-      if (::mount(source.c_str(), target, nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
       const bool ro = op.kind != MountKind::kBindReadWrite;
-      // SEC-6: read-only applies to every mount beneath the bind too (AT_RECURSIVE), so a
+      // SEC-6: read-only applies to every mount beneath the bind too (recursive), so a
       // submount of a read-only grant is not writable.
-      return SetAttr(
-          target,
-          (ro ? uapi::kMountAttrRdonly : 0) | uapi::kMountAttrNosuid | uapi::kMountAttrNodev,
-          /*recursive=*/true);
+      return BindFd(
+          source_fd, target, /*recursive=*/true,
+          (ro ? uapi::kMountAttrRdonly : 0) | uapi::kMountAttrNosuid | uapi::kMountAttrNodev);
     }
     case MountKind::kDevNode:
-      if (::mount(source.c_str(), target, nullptr, MS_BIND, nullptr) != 0) return errno;
-      return SetAttr(target, uapi::kMountAttrNosuid, false);
+      return BindFd(source_fd, target, /*recursive=*/false, uapi::kMountAttrNosuid);
     case MountKind::kMaskDirectory:
       if (::mount("tmpfs", target, "tmpfs", MS_RDONLY | kNoSuidDev | MS_NOEXEC, "mode=0555") != 0) {
         return errno;
