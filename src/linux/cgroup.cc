@@ -1,5 +1,6 @@
 #include "linux/cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -109,6 +110,10 @@ Status MakeRunDir(const std::string& dir) {
   if (errno == EEXIST && rmdir(dir.c_str()) == 0 && mkdir(dir.c_str(), kDirMode) == 0) return {};
   return ErrnoError(ErrorCode::kSetup, "mkdir", dir);
 }
+
+// Leftover run directories are swept once there are more than this many (see
+// RemoveStaleRunDirs): enough for every concurrent run of a busy MCP server.
+constexpr int kSweepAbove = 64;
 
 std::string RunName() {
   static std::atomic<unsigned> counter{0};
@@ -343,6 +348,7 @@ Result<RunCgroup> RunCgroup::Create(const CgroupSupport& support, const LimitReq
       if (Status s = WriteFile(support.v2_root, "cgroup.subtree_control", c); !s) return s.error();
     }
     if (Status s = MakeDir(parent); !s) return s.error();
+    RemoveStaleRunDirs(parent, kSweepAbove);
     for (const char* c : enable) {
       if (Status s = WriteFile(parent, "cgroup.subtree_control", c); !s) return s.error();
     }
@@ -367,6 +373,7 @@ Result<RunCgroup> RunCgroup::Create(const CgroupSupport& support, const LimitReq
   // v1: one directory per controller, under our own cgroup in that hierarchy.
   auto make_run_dir = [&](const std::string& base) -> Result<std::string> {
     if (Status s = MakeDir(base + "/agentbox"); !s) return s.error();
+    RemoveStaleRunDirs(base + "/agentbox", kSweepAbove);
     std::string dir = base + "/agentbox/" + name;
     if (Status s = MakeRunDir(dir); !s) return s.error();
     cg.dirs_.push_back(dir);
@@ -442,6 +449,32 @@ Result<std::vector<UniqueFd>> RunCgroup::OpenTasksFiles() const {
 Result<std::vector<UniqueFd>> RunCgroup::OpenParentTasksFiles() const {
   if (version_ != CgroupVersion::kV1) return std::vector<UniqueFd>{};
   return OpenTasks(dirs_, /*parent=*/true);
+}
+
+int RemoveStaleRunDirs(const std::string& parent, int sweep_above) {
+  struct stat st {};
+  // A directory's link count is 2 + its subdirectories (cgroupfs too).
+  if (stat(parent.c_str(), &st) != 0 || st.st_nlink <= static_cast<nlink_t>(2 + sweep_above)) {
+    return 0;
+  }
+  DIR* dir = opendir(parent.c_str());
+  if (dir == nullptr) return 0;
+  int removed = 0;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name.substr(0, 4) != "run-") continue;
+    pid_t pid = 0;
+    const auto [end, ec] = std::from_chars(name.data() + 4, name.data() + name.size(), pid);
+    if (ec != std::errc() || end == name.data() + name.size() || *end != '-' || pid <= 0) {
+      continue;
+    }
+    // Its supervisor is gone (ESRCH; EPERM means alive, another user's): the directory is a
+    // leftover. rmdir removes only an empty one.
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;
+    if (rmdir((parent + "/" + std::string(name)).c_str()) == 0) ++removed;
+  }
+  closedir(dir);
+  return removed;
 }
 
 int AttachSelfInChild(const int* tasks_fds, size_t count) noexcept {

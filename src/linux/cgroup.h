@@ -116,6 +116,12 @@ class RunCgroup {
 // limits hold from the program's first instruction; a failure stops the run.
 [[nodiscard]] int AttachSelfInChild(const int* tasks_fds, size_t count) noexcept;
 
+// Removes run directories under `parent` (an agentbox/ directory) left by supervisors that
+// were killed before cleaning up: `run-<pid>-<n>` whose <pid> no longer exists, and only if
+// empty (rmdir fails on a cgroup that holds a process). It lists `parent` only when it holds
+// more than `sweep_above` directories, so a run pays one stat. Returns how many it removed.
+int RemoveStaleRunDirs(const std::string& parent, int sweep_above);
+
 // Pure helpers, exposed for tests.
 
 // One cgroup filesystem mount from /proc/self/mountinfo.

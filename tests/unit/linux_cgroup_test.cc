@@ -43,6 +43,51 @@ constexpr char kHybridMountinfo[] =
     "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
     "42 23 0:39 / /proc rw - proc proc rw\n";
 
+// Leftover run directories of supervisors killed before cleaning up are swept, and nothing
+// else: not a live supervisor's, not one still holding something, not other names.
+TEST(CgroupStaleRunDirs, OnlyDeadSupervisorsEmptyDirsGoAndOnlyPastTheThreshold) {
+  char tmpl[] = "/tmp/agentbox-stale.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string parent = tmpl;
+  const pid_t dead = ::fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);  // reaped: the pid names no process now
+  const std::string d = std::to_string(dead);
+  const std::string own = std::to_string(::getpid());
+  const std::vector<std::string> dirs = {"run-" + d + "-0",
+                                         "run-" + d + "-1",
+                                         "run-" + d + "-2",
+                                         "run-" + own + "-0",
+                                         "run-" + d,
+                                         "run-x-0",
+                                         "other"};
+  for (const std::string& name : dirs) ASSERT_EQ(::mkdir((parent + "/" + name).c_str(), 0755), 0);
+  // Not empty: stands for a cgroup that still holds a process (rmdir fails, EBUSY there).
+  const std::string busy_file = parent + "/run-" + d + "-2/f";
+  ::close(::open(busy_file.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+  auto exists = [&](const std::string& name) {
+    struct stat st {};
+    return ::stat((parent + "/" + name).c_str(), &st) == 0;
+  };
+
+  EXPECT_EQ(RemoveStaleRunDirs(parent, 100), 0);  // 7 directories: below the threshold
+  for (const std::string& name : dirs) EXPECT_TRUE(exists(name)) << name;
+
+  EXPECT_EQ(RemoveStaleRunDirs(parent, 0), 2);
+  EXPECT_FALSE(exists("run-" + d + "-0"));
+  EXPECT_FALSE(exists("run-" + d + "-1"));
+  EXPECT_TRUE(exists("run-" + d + "-2"));    // not empty
+  EXPECT_TRUE(exists("run-" + own + "-0"));  // a live supervisor's
+  EXPECT_TRUE(exists("run-" + d));           // not a run directory's name
+  EXPECT_TRUE(exists("run-x-0"));
+  EXPECT_TRUE(exists("other"));
+
+  ::unlink(busy_file.c_str());
+  for (const std::string& name : dirs) ::rmdir((parent + "/" + name).c_str());
+  ::rmdir(parent.c_str());
+}
+
 TEST(CgroupParseTest, HybridMountinfoListsV1HierarchiesAndTheV2Mount) {
   const std::vector<CgroupMount> mounts = ParseCgroupMounts(kHybridMountinfo);
   ASSERT_EQ(mounts.size(), 5u);  // tmpfs and proc are not cgroup mounts
