@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -454,7 +455,8 @@ Result<std::vector<UniqueFd>> RunCgroup::OpenParentTasksFiles() const {
 int RemoveStaleRunDirs(const std::string& parent, int sweep_above) {
   struct stat st {};
   // A directory's link count is 2 + its subdirectories (cgroupfs too).
-  if (stat(parent.c_str(), &st) != 0 || st.st_nlink <= static_cast<nlink_t>(2 + sweep_above)) {
+  if (stat(parent.c_str(), &st) != 0 ||
+      st.st_nlink <= 2 + static_cast<nlink_t>(std::max(sweep_above, 0))) {
     return 0;
   }
   DIR* dir = opendir(parent.c_str());
