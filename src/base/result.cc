@@ -44,6 +44,15 @@ Error MakeError(ErrorCode code, std::string context) {
   return Error{code, 0, {}, std::move(context)};
 }
 
+Error PolicyValueError(std::string_view what, std::string_view value, std::string_view why) {
+  std::string context(what);
+  context += " \"";
+  context += value;
+  context += "\": ";
+  context += why;
+  return MakeError(ErrorCode::kPolicy, std::move(context));
+}
+
 Error ErrnoError(ErrorCode code, std::string syscall, std::string context) {
   const int saved = errno;
   return Error{code, saved, std::move(syscall), std::move(context)};

@@ -41,6 +41,9 @@ struct Error {
 };
 
 [[nodiscard]] Error MakeError(ErrorCode code, std::string context);
+// A policy value that is refused: `what "value": why` (what = "path", "domain", "CIDR", ...).
+[[nodiscard]] Error PolicyValueError(std::string_view what, std::string_view value,
+                                     std::string_view why);
 // For a failed syscall: captures errno at the call site.
 [[nodiscard]] Error ErrnoError(ErrorCode code, std::string syscall, std::string context);
 

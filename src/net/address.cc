@@ -115,14 +115,6 @@ std::optional<IpAddress> ParseDottedQuad(std::string_view text) {
   return Ipv4(value);
 }
 
-Error CidrError(std::string_view text, std::string_view why) {
-  std::string context = "CIDR \"";
-  context += text;
-  context += "\": ";
-  context += why;
-  return MakeError(ErrorCode::kPolicy, std::move(context));
-}
-
 int MaxPrefix(int family) { return family == AF_INET ? 32 : 128; }
 
 // ip with every bit after the first `prefix` cleared.
@@ -333,16 +325,16 @@ std::optional<IpAddress> ParseIpLiteral(std::string_view text) {
 }
 
 Result<Cidr> ParseCidr(std::string_view text) {
-  if (text.empty()) return CidrError(text, "empty");
+  if (text.empty()) return PolicyValueError("CIDR", text, "empty");
   const size_t slash = text.find('/');
   const std::string_view address_text = text.substr(0, slash);
   Cidr cidr;
   std::optional<IpAddress> base = ParseDottedQuad(address_text);
   if (!base && address_text.find(':') != std::string_view::npos) base = ParseIpv6(address_text);
   if (!base) {
-    return CidrError(text,
-                     "expected an IPv4 dotted quad (no leading zeros) or an IPv6 address, "
-                     "optionally followed by /prefix");
+    return PolicyValueError("CIDR", text,
+                            "expected an IPv4 dotted quad (no leading zeros) or an IPv6 address, "
+                            "optionally followed by /prefix");
   }
   cidr.base = *base;
   const int max = MaxPrefix(cidr.base.family);
@@ -355,14 +347,16 @@ Result<Cidr> ParseCidr(std::string_view text) {
     if (prefix_text.empty() || prefix_text.size() > 3 || ec != std::errc() ||
         end != prefix_text.data() + prefix_text.size() || value < 0 || value > max ||
         (prefix_text.size() > 1 && prefix_text[0] == '0')) {
-      return CidrError(text, "prefix must be a number from 0 to " + std::to_string(max));
+      return PolicyValueError("CIDR", text,
+                              "prefix must be a number from 0 to " + std::to_string(max));
     }
     cidr.prefix = value;
   }
   const IpAddress masked = Masked(cidr.base, cidr.prefix);
   if (!(masked == cidr.base)) {
-    return CidrError(text,
-                     "host bits set (did you mean " + FormatCidr(Cidr{masked, cidr.prefix}) + "?)");
+    return PolicyValueError(
+        "CIDR", text,
+        "host bits set (did you mean " + FormatCidr(Cidr{masked, cidr.prefix}) + "?)");
   }
   return cidr;
 }

@@ -11,29 +11,25 @@
 namespace agentbox {
 namespace {
 
-Error PathError(std::string_view path, std::string_view why) {
-  std::string context = "path \"";
-  context += path;
-  context += "\": ";
-  context += why;
-  return MakeError(ErrorCode::kPolicy, std::move(context));
-}
-
 // ~ expansion and making absolute; no filesystem access.
 Result<std::string> Absolute(std::string_view path, const PathContext& ctx) {
-  if (path.empty()) return PathError(path, "empty path");
-  if (path.find('\0') != std::string_view::npos) return PathError(path, "contains a NUL byte");
+  if (path.empty()) return PolicyValueError("path", path, "empty path");
+  if (path.find('\0') != std::string_view::npos)
+    return PolicyValueError("path", path, "contains a NUL byte");
   if (path[0] == '~') {
     if (path.size() > 1 && path[1] != '/') {
-      return PathError(path, "~user paths are not supported; write the absolute path");
+      return PolicyValueError("path", path,
+                              "~user paths are not supported; write the absolute path");
     }
-    if (ctx.home.empty()) return PathError(path, "~ used but no home directory is known");
+    if (ctx.home.empty())
+      return PolicyValueError("path", path, "~ used but no home directory is known");
     std::string out = ctx.home;
     out += path.substr(1);
     return out;
   }
   if (path[0] == '/') return std::string(path);
-  if (ctx.cwd.empty()) return PathError(path, "relative path with no base directory");
+  if (ctx.cwd.empty())
+    return PolicyValueError("path", path, "relative path with no base directory");
   std::string out = ctx.cwd;
   out += '/';
   out += path;
@@ -80,7 +76,7 @@ Result<std::string> CanonicalizeMaybeMissing(std::string_view path, const PathCo
     const size_t slash = head.find_last_of('/');
     std::string component = head.substr(slash + 1);
     if (component == "." || component == "..") {
-      return PathError(path, "a missing path may not contain . or ..");
+      return PolicyValueError("path", path, "a missing path may not contain . or ..");
     }
     if (!component.empty()) tail = tail.empty() ? component : component + "/" + tail;
     head.resize(slash == 0 ? 1 : slash);  // "/" always exists, so the loop ends

@@ -8,14 +8,6 @@
 namespace agentbox {
 namespace {
 
-Error DomainError(std::string_view text, std::string_view why) {
-  std::string context = "domain \"";
-  context += text;
-  context += "\": ";
-  context += why;
-  return MakeError(ErrorCode::kPolicy, std::move(context));
-}
-
 bool IsLabelChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; }
 
 // A hostname: dot-separated labels of [a-z0-9-], 1..63 chars, not starting or ending with
@@ -50,10 +42,10 @@ bool StrictlyBeneath(std::string_view host, std::string_view suffix) {
 }  // namespace
 
 Result<DomainPattern> ParseDomainPattern(std::string_view text) {
-  if (text.empty()) return DomainError(text, "empty");
+  if (text.empty()) return PolicyValueError("domain", text, "empty");
   for (const char c : text) {
     if (static_cast<unsigned char>(c) >= 0x80) {
-      return DomainError(text, "not ASCII; write the IDNA form (xn--...)");
+      return PolicyValueError("domain", text, "not ASCII; write the IDNA form (xn--...)");
     }
   }
   DomainPattern pattern;
@@ -66,7 +58,7 @@ Result<DomainPattern> ParseDomainPattern(std::string_view text) {
         std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
     if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
         value == 0 || value > 65535) {
-      return DomainError(text, "port must be a number from 1 to 65535");
+      return PolicyValueError("domain", text, "port must be a number from 1 to 65535");
     }
     pattern.port = static_cast<uint16_t>(value);
     rest = rest.substr(0, colon);
@@ -81,17 +73,20 @@ Result<DomainPattern> ParseDomainPattern(std::string_view text) {
   });
   if (!name.empty() && name.back() == '.') name.pop_back();  // "example.com." is absolute form
   if (!IsValidHostName(name)) {
-    return DomainError(text, "expected host, *.suffix, optionally followed by :port");
+    return PolicyValueError("domain", text,
+                            "expected host, *.suffix, optionally followed by :port");
   }
   // An address is kept in the one spelling the proxy compares ("127.1" is 127.0.0.1), so
   // a deny entry cannot be sidestepped by another spelling; a name cannot end in a number.
   if (const auto address = net::ParseIpLiteral(name)) {
-    if (pattern.wildcard) return DomainError(text, "a wildcard applies to names, not addresses");
+    if (pattern.wildcard)
+      return PolicyValueError("domain", text, "a wildcard applies to names, not addresses");
     name = net::FormatIp(*address);
   } else if (const size_t dot = name.rfind('.');
              name.find_first_not_of("0123456789", dot == std::string::npos ? 0 : dot + 1) ==
              std::string::npos) {
-    return DomainError(text, "neither a host name (its last label is a number) nor an address");
+    return PolicyValueError("domain", text,
+                            "neither a host name (its last label is a number) nor an address");
   }
   pattern.name = std::move(name);
   return pattern;
