@@ -72,7 +72,9 @@ class Servers:
         self.echo.bind(("127.0.0.1", 0))
         self.echo.listen(16)
         self.echo_port = self.echo.getsockname()[1]
-        self.echo_accepted = 0
+        self._echo_peers = []  # the peer port of each accepted connection, in accept order
+        self._probes = 0  # connections of echo_accepted's own among them
+        self._echo_changed = threading.Condition()
         threading.Thread(target=self._echo_loop, daemon=True).start()
         test.addCleanup(self._close_echo)
 
@@ -90,11 +92,34 @@ class Servers:
     def _echo_loop(self):
         while True:
             try:
-                conn, _ = self.echo.accept()
+                conn, peer = self.echo.accept()
             except OSError:
                 return
-            self.echo_accepted += 1
+            with self._echo_changed:
+                self._echo_peers.append(peer[1])
+                self._echo_changed.notify_all()
             threading.Thread(target=self._echo_one, args=(conn,), daemon=True).start()
+
+    @property
+    def echo_accepted(self):
+        """Connections the echo server has had, including any still in its accept queue.
+
+        A connection the client saw established may not be accepted yet when the test looks,
+        so this connects once more itself and waits for that probe to be accepted: the queue
+        is first in, first out, so every earlier connection has been counted by then.
+        """
+        with self._echo_changed:
+            start = len(self._echo_peers)
+        with socket.create_connection(("127.0.0.1", self.echo_port), harness.TIMEOUT) as probe:
+            port = probe.getsockname()[1]
+        with self._echo_changed:
+            accepted = self._echo_changed.wait_for(
+                lambda: port in self._echo_peers[start:], harness.TIMEOUT)
+            if not accepted:
+                raise AssertionError("the echo server did not accept the counting probe")
+            before = start + self._echo_peers[start:].index(port)
+            self._probes += 1
+            return before - (self._probes - 1)
 
     def _echo_one(self, conn):
         with conn:
