@@ -13,7 +13,6 @@ ctest runs each class as root and as uid 65534 (see tests/integration/run_suite.
 import glob
 import json
 import os
-import random
 import signal
 import socket
 import struct
@@ -552,7 +551,7 @@ class Lifetime(harness.SandboxTest):
         The argument also appears in agentbox's and sh's command lines (the script), so while
         the sandbox runs exactly two processes have it as a whole argument; once the run is
         over no process may have it anywhere."""
-        marker = f"{random.randint(100, 999)}.{random.randint(10**8, 10**9 - 1)}"
+        marker = harness.unique_sleep()
         script = f"sleep {marker} & sleep {marker} & touch {rw}/started; wait"
         return script, marker
 

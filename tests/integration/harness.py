@@ -41,6 +41,13 @@ def unique(prefix="agentbox-test"):
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
+def unique_sleep():
+    """An argument for `sleep` (hundreds of seconds) no other process uses: a marker for
+    processes that must be seen, or not, on the host."""
+    n = uuid.uuid4().int
+    return f"{100 + n % 900}.{n // 900 % 10**12:012d}"
+
+
 def wait_for(predicate, timeout=TIMEOUT, interval=0.05):
     """Polls predicate until it is true or timeout seconds pass; returns its last value."""
     deadline = time.monotonic() + timeout

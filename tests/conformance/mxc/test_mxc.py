@@ -389,7 +389,7 @@ class MxcStricter(harness.SandboxTest):
         self.assertFalse(os.path.exists(late), "a process of the sandbox outlived the timeout")
 
     def test_caller_death_kills_the_sandbox(self):
-        marker = f"{int(time.time() * 1000) % 100000}.{os.getpid() % 1000}123"  # unique sleep
+        marker = harness.unique_sleep()
         config = {"process": {"commandLine": f"sleep {marker} & sleep {marker}; wait"}}
         p = subprocess.Popen([LXC_EXEC, self.write_json("c.json", config)], cwd="/",
                              env=self.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -248,7 +248,7 @@ class SideBySideProbes(harness.SandboxTest):
         survivors = {}
         for label, exe, env in (("agentbox", AGENTBOX_LXC, self.env()),
                                 ("lxc-exec", REAL_LXC, real_env(self.env()))):
-            marker = f"{os.getpid() % 1000}{len(survivors)}.4242"
+            marker = harness.unique_sleep()
             path = self.write_json(f"death-{label}.json",
                                    {"process": {"commandLine": f"sleep {marker}; true"}})
             p = subprocess.Popen([exe, path], cwd="/", env=env, stdout=subprocess.DEVNULL,
