@@ -13,6 +13,7 @@ ctest runs each class as root and as uid 65534 (see tests/integration/run_suite.
 import glob
 import json
 import os
+import select
 import signal
 import socket
 import struct
@@ -492,8 +493,11 @@ class Network(harness.SandboxTest):
         listener.setblocking(False)  # connections complete in the backlog; accept() checks
         return listener, str(listener.getsockname()[1])
 
-    def accepted(self, listener):
-        """What the first pending connection sent, or None if nobody connected."""
+    def accepted(self, listener, wait=False):
+        """What the first pending connection sent, or None if nobody connected. wait: for a
+        connection the client saw established, which the kernel may not have queued yet."""
+        if wait:
+            select.select([listener], [], [], harness.TIMEOUT)
         try:
             conn, _ = listener.accept()
         except BlockingIOError:
@@ -511,7 +515,7 @@ class Network(harness.SandboxTest):
         # Control: from the host the listener answers.
         self.assertEqual(self.host([self.probe("connect"), "tcp", "127.0.0.1", port]).stdout,
                          "OK\n")
-        self.assertEqual(self.accepted(listener), b"hello from probe\n")
+        self.assertEqual(self.accepted(listener, wait=True), b"hello from probe\n")
 
     # cites SEC-20
     def test_net_allow_reaches_the_host(self):
@@ -519,7 +523,7 @@ class Network(harness.SandboxTest):
         r = self.assertRan(self.run_probe("connect", "tcp", "127.0.0.1", port,
                                           options=("--net", "allow")))
         self.assertEqual(r.stdout, "OK\n", r.stderr)
-        self.assertEqual(self.accepted(listener), b"hello from probe\n")
+        self.assertEqual(self.accepted(listener, wait=True), b"hello from probe\n")
 
     # cites SEC-7
     def test_host_abstract_unix_socket_unreachable(self):
@@ -539,7 +543,7 @@ class Network(harness.SandboxTest):
         self.assertIsNone(self.accepted(listener))
         # Control: from the host the socket answers.
         self.assertEqual(self.host([self.probe("connect"), "abstract", name]).stdout, "OK\n")
-        self.assertEqual(self.accepted(listener), b"hello from probe\n")
+        self.assertEqual(self.accepted(listener, wait=True), b"hello from probe\n")
 
 
 class Lifetime(harness.SandboxTest):
@@ -555,18 +559,25 @@ class Lifetime(harness.SandboxTest):
         script = f"sleep {marker} & sleep {marker} & touch {rw}/started; wait"
         return script, marker
 
+    @staticmethod
+    def both_sleepers_seen(marker):
+        """Whether the host sees both sleepers (a child not yet past its exec still shows
+        sh's command line, so one may appear before the other)."""
+        return harness.wait_for(
+            lambda: len(harness.processes_with(marker, exact=True)) == 2, timeout=5)
+
     # cites SEC-16, SEC-15
     def test_timeout_kills_everything(self):
         rw = self.mkdir("rw")
         script, marker = self.sleeper_script(rw)
-        p = subprocess.Popen([harness.AGENTBOX, "run", "--rw", rw, "--timeout", "2000", "--",
+        # The timeout leaves the control below seconds to see the sleepers on a loaded machine.
+        p = subprocess.Popen([harness.AGENTBOX, "run", "--rw", rw, "--timeout", "5000", "--",
                               "sh", "-c", script], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, cwd="/", env=self.env())
         try:
             self.assertTrue(harness.wait_for(lambda: os.path.exists(f"{rw}/started")))
             # Control: the host sees the sleepers while the sandbox runs.
-            self.assertEqual(len(harness.wait_for(
-                lambda: harness.processes_with(marker, exact=True), 5)), 2)
+            self.assertTrue(self.both_sleepers_seen(marker))
             _, stderr = p.communicate(timeout=harness.TIMEOUT)
         finally:
             if p.poll() is None:
@@ -584,8 +595,7 @@ class Lifetime(harness.SandboxTest):
                              env=self.env())
         try:
             self.assertTrue(harness.wait_for(lambda: os.path.exists(f"{rw}/started")))
-            self.assertEqual(len(harness.wait_for(
-                lambda: harness.processes_with(marker, exact=True), 5)), 2)
+            self.assertTrue(self.both_sleepers_seen(marker))
         finally:
             p.kill()
             p.wait(timeout=harness.TIMEOUT)

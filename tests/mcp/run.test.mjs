@@ -238,8 +238,10 @@ test('run_code: a long run sends progress notifications about once a second', as
 
 test('run_code: progress resets the client timeout (resetTimeoutOnProgress)', async (t) => {
   const { client } = await setup(t);
-  const r = await callTool(client, 'run_code', { argv: ['sleep', '2.5'] },
-                           { onprogress: () => {}, timeout: 1500, resetTimeoutOnProgress: true });
+  // More than twice the client's timeout, with a second of slack either side of each
+  // progress notification (about one a second) for a loaded machine.
+  const r = await callTool(client, 'run_code', { argv: ['sleep', '4.5'] },
+                           { onprogress: () => {}, timeout: 2000, resetTimeoutOnProgress: true });
   assert.ok(!r.isError, errorText(r));
   assert.equal(r.structuredContent.exit_code, 0);
 });
