@@ -7,11 +7,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -71,9 +73,12 @@ namespace {
 using State = EgressProxy::State;
 using Clock = std::chrono::steady_clock;
 
+// A poll() timeout: -1 (none) for time_point::max(), else the milliseconds left, within int
+// (narrowing the ~292-year span to max() would wrap, to a value that depends on the uptime).
 int MsUntil(Clock::time_point deadline) {
+  if (deadline == Clock::time_point::max()) return -1;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  return static_cast<int>(std::max<int64_t>(0, left.count()));
+  return static_cast<int>(std::clamp<int64_t>(left.count(), 0, std::numeric_limits<int>::max()));
 }
 
 // Waits until fd has `events`; false on stop, timeout or error.
