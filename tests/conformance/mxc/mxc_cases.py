@@ -83,8 +83,10 @@ class StubProxy:
     each request line it receives to <tmp>/stub-proxy.log, so a case can show what reached it
     (hostFiles) and what did not."""
 
+    LOG = "stub-proxy.log"
+
     def __init__(self, tmp):
-        self.log = os.path.join(tmp, "stub-proxy.log")
+        self.log = os.path.join(tmp, self.LOG)
         self.lock = threading.Lock()
         self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -220,6 +222,10 @@ def check(test, case, result, tmp):
     """Asserts the case's expectations on agentbox's result."""
     expect = substitute(case["expect"], tmp)
     info = describe(result)
+    stub_log = os.path.join(tmp, StubProxy.LOG)
+    if case.get("proxyStub") and os.path.exists(stub_log):
+        with open(stub_log) as f:
+            info += f"\n--- what reached the stub proxy:\n{f.read()}---"
     if "parseError" in expect:
         test.assertEqual(result.returncode, 1, info)
         test.assertTrue(result.stderr.startswith("Request error\nConfiguration parse error: "), info)
