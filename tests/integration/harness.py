@@ -16,6 +16,7 @@ import os
 import pty
 import select
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -46,6 +47,22 @@ def unique_sleep():
     processes that must be seen, or not, on the host."""
     n = uuid.uuid4().int
     return f"{100 + n % 900}.{n // 900 % 10**12:012d}"
+
+
+def stop_listener(listener, accept_thread):
+    """Closes a test server's listening socket once its accept thread has ended.
+
+    close() alone does not wake a thread blocked in accept(); that thread, or one about to
+    call it, would then accept on whichever socket next gets the same descriptor number (a
+    later test's server) and serve that test's connection with its own, stale state.
+    shutdown() wakes it, so the join below returns at once.
+    """
+    try:
+        listener.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # not listening (any more)
+    accept_thread.join(TIMEOUT)
+    listener.close()
 
 
 def wait_for(predicate, timeout=TIMEOUT, interval=0.05):

@@ -75,19 +75,13 @@ class Servers:
         self._echo_peers = []  # the peer port of each accepted connection, in accept order
         self._probes = 0  # connections of echo_accepted's own among them
         self._echo_changed = threading.Condition()
-        threading.Thread(target=self._echo_loop, daemon=True).start()
-        test.addCleanup(self._close_echo)
+        echo_thread = threading.Thread(target=self._echo_loop, daemon=True)
+        echo_thread.start()
+        test.addCleanup(harness.stop_listener, self.echo, echo_thread)
 
     @property
     def http_seen(self):
         return self.httpd.seen
-
-    def _close_echo(self):
-        try:
-            self.echo.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.echo.close()
 
     def _echo_loop(self):
         while True:
@@ -800,8 +794,9 @@ class UpstreamProxy:
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(16)
         self.port = self.listener.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-        test.addCleanup(self.listener.close)
+        accept_thread = threading.Thread(target=self._accept, daemon=True)
+        accept_thread.start()
+        test.addCleanup(harness.stop_listener, self.listener, accept_thread)
 
     def _accept(self):
         while True:

@@ -42,6 +42,8 @@ import socket
 import subprocess
 import threading
 
+import harness  # tests/integration, on the path of every suite that imports this module
+
 CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 TIMEOUT = 30  # seconds: the bound on every executor run
 PLACEHOLDER = "{tmp}"
@@ -97,7 +99,7 @@ class StubProxy:
         self.thread.start()
 
     def close(self):
-        self.server.close()  # accept() fails, the thread ends
+        harness.stop_listener(self.server, self.thread)
 
     def _accept(self):
         while True:
